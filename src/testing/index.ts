@@ -1,0 +1,2 @@
+/** kubeloop/testing: test doubles for controllers. */
+export { FakeClock } from "../apimachinery/clock.js";
