@@ -1,0 +1,63 @@
+/**
+ * A resource strategy: everything kube-apiserver's registry knows about one built-in resource
+ * (its names, scope, subresources, defaults, validation and the create/update preparations),
+ * kept apart from storage and HTTP so that the generic REST handler serves every resource
+ * through the same code path (as upstream's genericregistry.Store does with its strategies).
+ *
+ * Every method receives objects it may mutate (the handler passes copies); none performs I/O.
+ */
+import type { FieldError } from "../../apimachinery/fielderrors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+
+export interface ResourceNames {
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural resource name: "deployments". */
+  resource: string;
+  singular: string;
+  listKind: string;
+  shortNames: string[];
+  /** e.g. ["all"] */
+  categories: string[];
+  namespaced: boolean;
+}
+
+export interface ScaleSubresource {
+  /** JSON path of spec replicas in the object, e.g. ".spec.replicas". */
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  /** Path of the serialized label selector in status, or of a LabelSelector in spec. */
+  labelSelectorPath?: string;
+}
+
+export interface ResourceStrategy {
+  readonly names: ResourceNames;
+  /** Verbs served on the main resource (upstream's lists; e.g. events have no deletecollection? they do). */
+  readonly verbs: string[];
+  readonly subresources: { status?: boolean; scale?: ScaleSubresource };
+
+  /** Fill in defaulted fields (SetDefaults_*), on create and on every update. */
+  defaults(obj: KubeObject): void;
+  /** Before validation on create: e.g. clear status, set generation 1, set pod phase Pending. */
+  prepareForCreate(obj: KubeObject): void;
+  /**
+   * Before validation on an update of the main resource: keep old status, bump
+   * metadata.generation when the spec (or what upstream counts) changed.
+   */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** Before validation on a status update: keep old spec (and metadata except labels/annotations as upstream). */
+  prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
+  validate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  validateStatusUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Field values for field selectors (metadata.name, metadata.namespace, and per kind e.g.
+   * spec.nodeName, status.phase for pods).
+   */
+  fieldSet(obj: KubeObject): Record<string, string>;
+  /** Whether the object may be created again with the same name after an update (AllowCreateOnUpdate). */
+  readonly allowCreateOnUpdate: boolean;
+  /** Whether an update without metadata.resourceVersion is accepted (AllowUnconditionalUpdate). */
+  readonly allowUnconditionalUpdate: boolean;
+}
