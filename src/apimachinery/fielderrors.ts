@@ -86,7 +86,7 @@ export const fieldErrors = {
   duplicate: (field: string, value: unknown) => new FieldError("FieldValueDuplicate", field, value, ""),
   notFound: (field: string, value: unknown) => new FieldError("FieldValueNotFound", field, value, ""),
   tooLong: (field: string, _value: unknown, maxLength: number) =>
-    new FieldError("FieldValueTooLong", field, omitValue, `may not be more than ${maxLength} bytes`),
+    new FieldError("FieldValueTooLong", field, omitValue, `must have at most ${maxLength} bytes`),
   tooMany: (field: string, actual: number, max: number) =>
     new FieldError("FieldValueTooMany", field, actual, `must have at most ${max} items`),
   typeInvalid: (field: string, value: unknown, detail: string) => new FieldError("FieldValueTypeInvalid", field, value, detail),

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { AbortError, FakeClock, RealClock } from "./clock.js";
+
+describe("FakeClock", () => {
+  it("fires due timers in deadline order, with now() at each deadline", () => {
+    const c = new FakeClock(1000);
+    const fired: Array<[string, number]> = [];
+    c.setTimer(30, () => fired.push(["c", c.now()]));
+    c.setTimer(10, () => fired.push(["a", c.now()]));
+    c.setTimer(20, () => fired.push(["b", c.now()]));
+    c.setTimer(20, () => fired.push(["b2", c.now()]));
+    expect(c.waiters()).toBe(4);
+    c.step(25);
+    expect(fired).toEqual([
+      ["a", 1010],
+      ["b", 1020],
+      ["b2", 1020],
+    ]);
+    expect(c.now()).toBe(1025);
+    expect(c.waiters()).toBe(1);
+    expect(c.nextDeadline()).toBe(1030);
+  });
+
+  it("fires timers scheduled by a firing timer within the same step", () => {
+    const c = new FakeClock(0);
+    const fired: number[] = [];
+    c.setTimer(10, () => {
+      fired.push(c.now());
+      c.setTimer(10, () => fired.push(c.now()));
+    });
+    c.step(25);
+    expect(fired).toEqual([10, 20]);
+  });
+
+  it("cancel prevents firing and reports whether it was pending", () => {
+    const c = new FakeClock(0);
+    let n = 0;
+    const t = c.setTimer(5, () => n++);
+    expect(t.cancel()).toBe(true);
+    expect(t.cancel()).toBe(false);
+    c.step(10);
+    expect(n).toBe(0);
+    expect(c.hasWaiters()).toBe(false);
+  });
+
+  it("setTime moves forward firing timers and backward firing none", () => {
+    const c = new FakeClock(100);
+    let n = 0;
+    c.setTimer(50, () => n++);
+    c.setTime(50);
+    expect(n).toBe(0);
+    c.setTime(new Date(200));
+    expect(n).toBe(1);
+    expect(c.now()).toBe(200);
+  });
+
+  it("sleep resolves when time advances and rejects on abort", async () => {
+    const c = new FakeClock(0);
+    let done = false;
+    const p = c.sleep(100).then(() => (done = true));
+    await c.advance(99);
+    expect(done).toBe(false);
+    await c.advance(1);
+    await p;
+    expect(done).toBe(true);
+
+    const ac = new AbortController();
+    const q = c.sleep(100, ac.signal);
+    ac.abort();
+    await expect(q).rejects.toBeInstanceOf(Error);
+    expect(c.waiters()).toBe(0);
+
+    const pre = new AbortController();
+    pre.abort(new AbortError("gone"));
+    await expect(c.sleep(1, pre.signal)).rejects.toThrow("gone");
+  });
+
+  it("advance lets async continuations schedule further timers", async () => {
+    const c = new FakeClock(0);
+    const seen: number[] = [];
+    const loop = async () => {
+      for (let i = 0; i < 3; i++) {
+        await c.sleep(10);
+        seen.push(c.now());
+      }
+    };
+    const p = loop();
+    await c.advance(30);
+    await p;
+    expect(seen).toEqual([10, 20, 30]);
+  });
+});
+
+describe("RealClock", () => {
+  it("sleep(0) resolves and now() is wall time", async () => {
+    const c = new RealClock();
+    const before = Date.now();
+    await c.sleep(0);
+    expect(c.now()).toBeGreaterThanOrEqual(before);
+  });
+});
