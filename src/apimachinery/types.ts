@@ -20,16 +20,32 @@ export type IntOrString = number | string;
 
 import type { ObjectMeta, ListMeta } from "kubernetes-types/meta/v1.js";
 
-/** Any Kubernetes object: apiVersion, kind, metadata and whatever else its kind carries. */
-export interface KubeObject {
+/** Removes `readonly` (kubernetes-types marks server-set fields such as uid read-only). */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** ObjectMeta with every field writable: what servers, trackers and builders fill in. */
+export type WritableObjectMeta = Writable<ObjectMeta>;
+
+/**
+ * Any typed Kubernetes object (Deployment, Lease, ...): what generic code such as clients and
+ * informers is parameterised over. Typed interfaces from kubernetes-types satisfy it.
+ */
+export interface TypedObject {
   apiVersion?: string;
   kind?: string;
   metadata?: ObjectMeta;
+}
+
+/** Any Kubernetes object, unstructured: apiVersion, kind, metadata and whatever else its kind carries. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: WritableObjectMeta;
   [field: string]: unknown;
 }
 
 /** A Kubernetes list (FooList): items plus list metadata (resourceVersion, continue). */
-export interface KubeList<T extends KubeObject = KubeObject> {
+export interface KubeList<T extends TypedObject = KubeObject> {
   apiVersion?: string;
   kind?: string;
   metadata?: ListMeta;

@@ -5,7 +5,7 @@
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
-import type { KubeList, KubeObject } from "../apimachinery/types.js";
+import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
 import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
 /** A resource as the client addresses it: its GVR, its kind, and whether it is namespaced. */
@@ -21,7 +21,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ER
  * metadata.resourceVersion (plus the `k8s.io/initial-events-end` annotation at the end of a
  * watch-list's initial events); ERROR carries a Status.
  */
-export type WatchEvent<T extends KubeObject = KubeObject> =
+export type WatchEvent<T extends TypedObject = KubeObject> =
   | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
   | { type: "ERROR"; object: Status };
 
@@ -87,10 +87,10 @@ export interface DeleteOptions extends RequestOptions {
  * too-old resourceVersion) are thrown by `watch()` itself as `StatusError`; a failure mid-stream
  * is an ERROR event or a thrown error from the iterator.
  */
-export type WatchStream<T extends KubeObject> = AsyncIterable<WatchEvent<T>>;
+export type WatchStream<T extends TypedObject> = AsyncIterable<WatchEvent<T>>;
 
 /** Typed access to one resource, namespaced (namespace set, or "" for all namespaces) or cluster-scoped. */
-export interface ResourceClient<T extends KubeObject = KubeObject> {
+export interface ResourceClient<T extends TypedObject = KubeObject> {
   readonly resource: ResourceDescriptor;
   /** The namespace this client addresses; "" means all namespaces (list/watch) or cluster scope. */
   readonly namespace: string;
@@ -111,5 +111,5 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
 
 /** Anything that hands out resource clients: the real client, the dynamic client, the fake client. */
 export interface ResourceClientFactory {
-  resource<T extends KubeObject = KubeObject>(resource: ResourceDescriptor, namespace?: string): ResourceClient<T>;
+  resource<T extends TypedObject = KubeObject>(resource: ResourceDescriptor, namespace?: string): ResourceClient<T>;
 }

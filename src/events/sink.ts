@@ -1,0 +1,28 @@
+/** Event sinks: where correlated events go — the core/v1 Events API through any client. */
+import type { Event } from "kubernetes-types/core/v1.js";
+import type { ResourceClientFactory, ResourceDescriptor } from "../client/interfaces.js";
+import type { EventCountPatch } from "./correlator.js";
+
+export interface EventSink {
+  create(event: Event): Promise<Event>;
+  /** Bumps count, lastTimestamp (and message) of an existing event. */
+  patch(event: Event, patch: EventCountPatch): Promise<Event>;
+}
+
+export const coreEventsResource: ResourceDescriptor = { group: "", version: "v1", resource: "events", kind: "Event", namespaced: true };
+
+/** Writes core/v1 Events in the event's own namespace: create, and a strategic merge PATCH for repeats. */
+export class ClientEventSink implements EventSink {
+  constructor(private readonly client: ResourceClientFactory) {}
+
+  create(event: Event): Promise<Event> {
+    const ns = event.metadata?.namespace ?? "default";
+    const { resourceVersion: _rv, ...meta } = event.metadata ?? {};
+    return this.client.resource<Event & { [k: string]: unknown }>(coreEventsResource, ns).create({ apiVersion: "v1", kind: "Event", ...event, metadata: meta });
+  }
+
+  patch(event: Event, patch: EventCountPatch): Promise<Event> {
+    const ns = event.metadata?.namespace ?? "default";
+    return this.client.resource<Event & { [k: string]: unknown }>(coreEventsResource, ns).patch(event.metadata?.name ?? "", "strategic", patch);
+  }
+}
