@@ -21,7 +21,10 @@ function copyValue(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const k in v) {
     const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) out[k] = copyValue(x);
+    if (x === undefined) continue;
+    // An own "__proto__" key (possible in parsed JSON) must stay a plain property.
+    if (k === "__proto__") Object.defineProperty(out, k, { value: copyValue(x), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyValue(x);
   }
   return out;
 }

@@ -86,9 +86,19 @@ export const fieldErrors = {
   duplicate: (field: string, value: unknown) => new FieldError("FieldValueDuplicate", field, value, ""),
   notFound: (field: string, value: unknown) => new FieldError("FieldValueNotFound", field, value, ""),
   tooLong: (field: string, _value: unknown, maxLength: number) =>
-    new FieldError("FieldValueTooLong", field, omitValue, `must have at most ${maxLength} bytes`),
+    new FieldError(
+      "FieldValueTooLong",
+      field,
+      omitValue,
+      maxLength >= 0 ? `may not be more than ${maxLength} ${maxLength === 1 ? "byte" : "bytes"}` : "value is too long",
+    ),
   tooMany: (field: string, actual: number, max: number) =>
-    new FieldError("FieldValueTooMany", field, actual, `must have at most ${max} items`),
+    new FieldError(
+      "FieldValueTooMany",
+      field,
+      actual >= 0 ? actual : omitValue,
+      max >= 0 ? `must have at most ${max} ${max === 1 ? "item" : "items"}` : "has too many items",
+    ),
   typeInvalid: (field: string, value: unknown, detail: string) => new FieldError("FieldValueTypeInvalid", field, value, detail),
   internal: (field: string, err: Error) => new FieldError("InternalError", field, omitValue, err.message),
 };

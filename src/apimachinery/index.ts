@@ -6,3 +6,8 @@ export * from "./errors.js";
 export * from "./clock.js";
 export * from "./ownerrefs.js";
 export * from "./deepcopy.js";
+export * from "./validation.js";
+export * from "./labels.js";
+export * from "./fields.js";
+export * from "./intstr.js";
+export * from "./patch/index.js";

@@ -119,3 +119,13 @@ describe("deepCopy and semanticEqual", () => {
     }).toThrow();
   });
 });
+
+describe("deepCopy of hostile keys", () => {
+  it("keeps an own __proto__ key as data and does not change the prototype", () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as Record<string, unknown>;
+    const c = deepCopy(parsed);
+    expect(Object.getPrototypeOf(c)).toBe(Object.prototype);
+    expect(Object.keys(c)).toEqual(["__proto__", "a"]);
+    expect((c as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
