@@ -1,2 +1,6 @@
 /** kubeloop/testing: test doubles for controllers. */
 export { FakeClock } from "../apimachinery/clock.js";
+export { FakeClient, objectFieldSet } from "./fakeclient.js";
+export type { Action, Reactor, ReactorResult, Verb, FakeClientOptions } from "./fakeclient.js";
+export { ObjectTracker } from "./tracker.js";
+export { AsyncQueue } from "./asyncqueue.js";

@@ -1,0 +1,215 @@
+/**
+ * Store and Indexer: the informer cache, as client-go's cache.Store / cache.Indexer over a
+ * thread-safe store with indices.
+ *
+ * Read-only by construction: every object stored is deep-frozen on the way in, so lists and gets
+ * hand out the cached objects themselves without copying, and any attempt to mutate one throws a
+ * TypeError (in strict mode, which ES modules are). Copy first — `deepCopy(obj)` — then change
+ * the copy. This is the "frozen objects" choice of issue 4 (rather than copy-on-read).
+ *
+ * Invariants: `items` maps key → object; `indices[name][value]` is exactly the set of keys whose
+ * object's index function for `name` yields `value`; both change together in one place
+ * (`updateIndices`).
+ */
+import { deepFreeze } from "../apimachinery/deepcopy.js";
+import { metaNamespaceKey } from "../apimachinery/objectname.js";
+import type { TypedObject } from "../apimachinery/types.js";
+import { getControllerOf } from "../apimachinery/ownerrefs.js";
+
+export type StoreKeyFunc = (obj: TypedObject) => string;
+
+/** An index function returns the values under which an object is indexed. */
+export type IndexFunc<T extends TypedObject = TypedObject> = (obj: T) => string[];
+
+export type Indexers<T extends TypedObject = TypedObject> = Record<string, IndexFunc<T>>;
+
+export const NAMESPACE_INDEX = "namespace";
+export const CONTROLLER_UID_INDEX = "controllerUID";
+
+/** Indexes by metadata.namespace (cache.MetaNamespaceIndexFunc). */
+export function metaNamespaceIndexFunc(obj: TypedObject): string[] {
+  return [obj.metadata?.namespace ?? ""];
+}
+
+/** Indexes by the UID of the controller owner reference, if any. */
+export function controllerUIDIndexFunc(obj: TypedObject): string[] {
+  const ref = getControllerOf(obj);
+  return ref?.uid ? [ref.uid] : [];
+}
+
+/** A tombstone: an object deleted while the watch was down; its final state may be stale. */
+export class DeletedFinalStateUnknown<T extends TypedObject = TypedObject> {
+  constructor(
+    readonly key: string,
+    readonly obj: T | undefined,
+  ) {}
+}
+
+/** The key of an object or tombstone (DeletionHandlingMetaNamespaceKeyFunc). */
+export function deletionHandlingKey(obj: TypedObject | DeletedFinalStateUnknown): string {
+  if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+  return metaNamespaceKey(obj);
+}
+
+export interface Store<T extends TypedObject = TypedObject> {
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T): void;
+  list(): readonly T[];
+  listKeys(): string[];
+  get(obj: T): T | undefined;
+  getByKey(key: string): T | undefined;
+  /** Replaces the whole content (a relist). */
+  replace(list: T[], resourceVersion: string): void;
+}
+
+export interface Indexer<T extends TypedObject = TypedObject> extends Store<T> {
+  /** Objects sharing an indexed value with `obj` under `indexName`. */
+  index(indexName: string, obj: T): readonly T[];
+  byIndex(indexName: string, indexedValue: string): readonly T[];
+  indexKeys(indexName: string, indexedValue: string): string[];
+  listIndexFuncValues(indexName: string): string[];
+  getIndexers(): Indexers<T>;
+  /** Adds index functions; allowed only before any object is stored (as upstream once required). */
+  addIndexers(newIndexers: Indexers<T>): void;
+}
+
+export class IndexerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IndexerError";
+  }
+}
+
+export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexer<T> {
+  private items = new Map<string, T>();
+  private indices = new Map<string, Map<string, Set<string>>>();
+  private indexers: Indexers<T>;
+
+  constructor(
+    private readonly keyFunc: StoreKeyFunc = metaNamespaceKey,
+    indexers: Indexers<T> = {},
+  ) {
+    this.indexers = { ...indexers };
+    for (const name of Object.keys(this.indexers)) this.indices.set(name, new Map());
+  }
+
+  add(obj: T): void {
+    this.put(this.keyFunc(obj), obj);
+  }
+
+  update(obj: T): void {
+    this.put(this.keyFunc(obj), obj);
+  }
+
+  delete(obj: T): void {
+    this.deleteKey(this.keyFunc(obj));
+  }
+
+  deleteKey(key: string): void {
+    const old = this.items.get(key);
+    if (old === undefined) return;
+    this.updateIndices(old, undefined, key);
+    this.items.delete(key);
+  }
+
+  list(): readonly T[] {
+    return [...this.items.values()];
+  }
+
+  listKeys(): string[] {
+    return [...this.items.keys()];
+  }
+
+  get(obj: T): T | undefined {
+    return this.items.get(this.keyFunc(obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
+  replace(list: T[], _resourceVersion: string): void {
+    this.items.clear();
+    for (const name of this.indices.keys()) this.indices.set(name, new Map());
+    for (const obj of list) this.put(this.keyFunc(obj), obj);
+  }
+
+  index(indexName: string, obj: T): readonly T[] {
+    const fn = this.indexFunc(indexName);
+    const keys = new Set<string>();
+    const idx = this.indices.get(indexName)!;
+    for (const v of fn(obj)) for (const k of idx.get(v) ?? []) keys.add(k);
+    return [...keys].map((k) => this.items.get(k)!);
+  }
+
+  byIndex(indexName: string, indexedValue: string): readonly T[] {
+    this.indexFunc(indexName);
+    const set = this.indices.get(indexName)!.get(indexedValue);
+    if (!set) return [];
+    return [...set].map((k) => this.items.get(k)!);
+  }
+
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    this.indexFunc(indexName);
+    return [...(this.indices.get(indexName)!.get(indexedValue) ?? [])];
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    return [...(this.indices.get(indexName)?.keys() ?? [])];
+  }
+
+  getIndexers(): Indexers<T> {
+    return { ...this.indexers };
+  }
+
+  addIndexers(newIndexers: Indexers<T>): void {
+    for (const name of Object.keys(newIndexers)) {
+      if (name in this.indexers) throw new IndexerError(`indexer conflict: ${name}`);
+    }
+    for (const [name, fn] of Object.entries(newIndexers)) {
+      this.indexers[name] = fn;
+      const idx = new Map<string, Set<string>>();
+      this.indices.set(name, idx);
+      for (const [key, obj] of this.items) for (const v of fn(obj)) addTo(idx, v, key);
+    }
+  }
+
+  private indexFunc(indexName: string): IndexFunc<T> {
+    const fn = this.indexers[indexName];
+    if (!fn) throw new IndexerError(`Index with name ${indexName} does not exist`);
+    return fn;
+  }
+
+  private put(key: string, obj: T): void {
+    deepFreeze(obj);
+    const old = this.items.get(key);
+    this.items.set(key, obj);
+    this.updateIndices(old, obj, key);
+  }
+
+  private updateIndices(old: T | undefined, next: T | undefined, key: string): void {
+    for (const [name, fn] of Object.entries(this.indexers)) {
+      const idx = this.indices.get(name)!;
+      const oldValues = old ? fn(old) : [];
+      const newValues = next ? fn(next) : [];
+      if (oldValues.length === 1 && newValues.length === 1 && oldValues[0] === newValues[0]) continue;
+      for (const v of oldValues) {
+        const set = idx.get(v);
+        if (!set) continue;
+        set.delete(key);
+        if (set.size === 0) idx.delete(v);
+      }
+      for (const v of newValues) addTo(idx, v, key);
+    }
+  }
+}
+
+function addTo(idx: Map<string, Set<string>>, value: string, key: string): void {
+  let set = idx.get(value);
+  if (!set) {
+    set = new Set();
+    idx.set(value, set);
+  }
+  set.add(key);
+}

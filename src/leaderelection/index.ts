@@ -1,0 +1,2 @@
+export * from "./resourcelock.js";
+export * from "./leaderelector.js";
