@@ -27,28 +27,49 @@ export interface ScaleSubresource {
   /** JSON path of spec replicas in the object, e.g. ".spec.replicas". */
   specReplicasPath: string;
   statusReplicasPath: string;
-  /** Path of the serialized label selector in status, or of a LabelSelector in spec. */
+  /**
+   * Path of the serialized label selector in status, or of a LabelSelector in spec (Deployments
+   * and ReplicaSets use ".spec.selector", a LabelSelector the Scale's status.selector is built from).
+   */
   labelSelectorPath?: string;
 }
 
 export interface ResourceStrategy {
   readonly names: ResourceNames;
-  /** Verbs served on the main resource (upstream's lists; e.g. events have no deletecollection? they do). */
+  /**
+   * Verbs served on the main resource, as upstream's discovery lists them: the eight standard
+   * verbs for most resources (events included); namespaces have no deletecollection.
+   */
   readonly verbs: string[];
   readonly subresources: { status?: boolean; scale?: ScaleSubresource };
 
   /** Fill in defaulted fields (SetDefaults_*), on create and on every update. */
   defaults(obj: KubeObject): void;
-  /** Before validation on create: e.g. clear status, set generation 1, set pod phase Pending. */
+  /**
+   * Before validation on create: e.g. clear status, set generation 1, set pod phase Pending.
+   * The generic parts of rest.BeforeCreate (uid, creationTimestamp, name generation, clearing
+   * deletionTimestamp, namespace from the request) are the handler's.
+   */
   prepareForCreate(obj: KubeObject): void;
   /**
-   * Before validation on an update of the main resource: keep old status, bump
-   * metadata.generation when the spec (or what upstream counts) changed.
+   * Before validation on an update of the main resource: metadata.generation restarts from the
+   * stored value (clients cannot set it), the old status is kept, and the generation is bumped
+   * when the spec (Deployments: spec or annotations) changed.
    */
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
-  /** Before validation on a status update: keep old spec (and metadata except labels/annotations as upstream). */
+  /**
+   * Before validation on a status update: keep the old spec and generation; metadata may change
+   * as upstream allows, except per kind: Deployments keep old labels, Pods keep owner references
+   * and deletionTimestamp.
+   */
   prepareForStatusUpdate(obj: KubeObject, old: KubeObject): void;
   validate(obj: KubeObject): FieldError[];
+  /**
+   * Includes ValidateObjectMetaUpdate, which requires metadata.resourceVersion: for an
+   * unconditional update the handler sets it to the stored object's before validating, as the
+   * generic store does. uid and creationTimestamp must likewise be copied from the stored object
+   * when the client omitted them (rest.BeforeUpdate), or they fail as "field is immutable".
+   */
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   validateStatusUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /**

@@ -1,0 +1,149 @@
+/**
+ * The shared skeleton of every built-in strategy, mirroring what upstream's generic registry
+ * (rest.BeforeCreate / rest.BeforeUpdate) and each resource's strategy do around the
+ * kind-specific parts:
+ *
+ * - create: reset `.status` for kinds with a status subresource (to the kind's empty status),
+ *   set `metadata.generation = 1` for kinds that track generation, then the kind's hook;
+ * - update of the main resource: `metadata.generation` starts from the stored value (clients
+ *   cannot set it), `.status` is kept from the stored object, the kind's hook runs, then the
+ *   generation is bumped when the spec (or what the kind counts, see `generationInputs`) changed;
+ * - status update: `.spec` is kept from the stored object, generation stays, the kind's hook
+ *   runs (e.g. Deployments also keep labels, Pods keep owner references);
+ * - validation: ObjectMeta (create) or ObjectMetaUpdate (updates) first, then the kind's rules.
+ */
+import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { FieldError } from "../../apimachinery/fielderrors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import type { ValidateNameFunc } from "../../apimachinery/validation.js";
+import { semanticDeepEqual } from "./equality.js";
+import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
+import type { ResourceNames, ResourceStrategy, ScaleSubresource } from "./strategy.js";
+
+/** Verbs of a namespaced or cluster-scoped collection in upstream discovery. */
+export const standardVerbs: readonly string[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+export interface StrategyDefinition {
+  names: ResourceNames;
+  verbs?: readonly string[];
+  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  /** Name rule for metadata.name / generateName. */
+  nameFn: ValidateNameFunc;
+  /** Kinds that set generation 1 on create and bump it on spec changes. */
+  tracksGeneration?: boolean;
+  /** What a generation bump compares (default: `.spec`). */
+  generationInputs?(obj: KubeObject): unknown;
+  /** Keep a client-supplied status on create (Nodes: the kubelet registers with status). */
+  keepStatusOnCreate?: boolean;
+  /** The status a new object starts with when the kind has a status subresource (default {}). */
+  emptyStatus?(obj: KubeObject): unknown;
+  defaults?(obj: KubeObject): void;
+  prepareForCreate?(obj: KubeObject): void;
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Skip the generic ObjectMeta validation (core/v1 Events validate their own way). */
+  skipObjectMetaValidation?: boolean;
+  /** Kind rules applied on create and on every main-resource update. */
+  validateSpec?(obj: KubeObject): FieldError[];
+  /** Extra rules on create only (after validateSpec). */
+  validateCreate?(obj: KubeObject): FieldError[];
+  /**
+   * Extra rules on main-resource updates (immutability and transitions). They run after
+   * validateSpec unless `updateChecksFirst` (upstream's order differs per kind).
+   */
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  updateChecksFirst?: boolean;
+  /** Rules for status updates (beyond ObjectMetaUpdate). */
+  validateStatus?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Kind-specific selectable fields (metadata.name and metadata.namespace are added). */
+  fields?(obj: KubeObject): Record<string, string>;
+  allowCreateOnUpdate?: boolean;
+  allowUnconditionalUpdate?: boolean;
+}
+
+/** ObjectMeta with its read-only system fields (generation, uid, …) writable, for the registry. */
+export type MutableObjectMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
+
+/** The metadata of an object, created when absent. */
+export function metaOf(obj: KubeObject): MutableObjectMeta {
+  obj.metadata ??= {};
+  return obj.metadata as MutableObjectMeta;
+}
+
+/** `{ metadata.name, metadata.namespace }` (namespace only for namespaced kinds), as ObjectMetaFieldsSet. */
+export function objectMetaFields(obj: KubeObject, namespaced: boolean): Record<string, string> {
+  const f: Record<string, string> = { "metadata.name": obj.metadata?.name ?? "" };
+  if (namespaced) f["metadata.namespace"] = obj.metadata?.namespace ?? "";
+  return f;
+}
+
+export function defineStrategy(def: StrategyDefinition): ResourceStrategy {
+  const status = def.subresources?.status === true;
+  const generationInputs = def.generationInputs ?? ((o: KubeObject) => o.spec);
+  const namespaced = def.names.namespaced;
+  return {
+    names: def.names,
+    verbs: [...(def.verbs ?? standardVerbs)],
+    subresources: { ...(def.subresources ?? {}) },
+    allowCreateOnUpdate: def.allowCreateOnUpdate ?? false,
+    allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? true,
+
+    defaults(obj) {
+      def.defaults?.(obj);
+    },
+
+    prepareForCreate(obj) {
+      if (status && !def.keepStatusOnCreate) obj.status = def.emptyStatus ? def.emptyStatus(obj) : {};
+      if (def.tracksGeneration) metaOf(obj).generation = 1;
+      def.prepareForCreate?.(obj);
+    },
+
+    prepareForUpdate(obj, old) {
+      const meta = metaOf(obj);
+      if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+      else delete meta.generation;
+      if (status) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = structuredClone(old.status);
+      }
+      def.prepareForUpdate?.(obj, old);
+      if (def.tracksGeneration && !semanticDeepEqual(generationInputs(obj), generationInputs(old))) {
+        meta.generation = (old.metadata?.generation ?? 0) + 1;
+      }
+    },
+
+    prepareForStatusUpdate(obj, old) {
+      const meta = metaOf(obj);
+      if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
+      else delete meta.generation;
+      if (old.spec === undefined) delete obj.spec;
+      else obj.spec = structuredClone(old.spec);
+      def.prepareForStatusUpdate?.(obj, old);
+    },
+
+    validate(obj) {
+      const errs = def.skipObjectMetaValidation ? [] : validateObjectMeta(obj.metadata, namespaced, def.nameFn);
+      if (def.validateSpec) errs.push(...def.validateSpec(obj));
+      if (def.validateCreate) errs.push(...def.validateCreate(obj));
+      return errs;
+    },
+
+    validateUpdate(obj, old) {
+      const errs = def.skipObjectMetaValidation ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata);
+      if (def.updateChecksFirst && def.validateUpdate) errs.push(...def.validateUpdate(obj, old));
+      if (def.validateSpec) errs.push(...def.validateSpec(obj));
+      if (!def.updateChecksFirst && def.validateUpdate) errs.push(...def.validateUpdate(obj, old));
+      return errs;
+    },
+
+    validateStatusUpdate(obj, old) {
+      const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
+      if (def.validateStatus) errs.push(...def.validateStatus(obj, old));
+      return errs;
+    },
+
+    fieldSet(obj) {
+      return { ...objectMetaFields(obj, namespaced), ...(def.fields?.(obj) ?? {}) };
+    },
+  };
+}
