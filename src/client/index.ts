@@ -1,0 +1,20 @@
+/** kubeloop's client layer: configuration, transport, resource clients, discovery. */
+export * from "./interfaces.js";
+export * from "./errors.js";
+export * from "./kubeconfig.js";
+export * from "./config.js";
+export * from "./incluster.js";
+export * from "./auth.js";
+export * from "./exec.js";
+export * from "./ratelimit.js";
+export * from "./warnings.js";
+export * from "./transport.js";
+export * from "./watch.js";
+export * from "./resource.js";
+export * from "./pager.js";
+export * from "./typed.js";
+export * from "./dynamic.js";
+export * from "./discovery.js";
+export * from "./restmapper.js";
+export * from "./kubeclient.js";
+export { kubeloopVersion, defaultUserAgent } from "./version.js";

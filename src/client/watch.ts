@@ -1,0 +1,165 @@
+/**
+ * Watch decoding: a streaming JSON response → an async iterable of typed watch events.
+ *
+ * kube-apiserver writes one JSON object per event, newline-terminated, but a chunk boundary may
+ * fall anywhere (inside a string, inside a multi-byte character) and a chunk may carry several
+ * events. `JsonObjectFramer` therefore cuts the byte stream on balanced top-level braces outside
+ * strings rather than on newlines — like client-go's json framer (a json.Decoder), it accepts
+ * objects with or without separators between them.
+ *
+ * End of stream (client-go's StreamWatcher): the iterator returns when the server closes the
+ * response, when the caller's signal aborts, or when the consumer stops iterating (which cancels
+ * the request). A cut connection (reset, premature close, truncated final frame) also just ends
+ * the stream, as client-go treats it as EOF; a frame that is not a valid event yields one ERROR
+ * event with a 500 InternalError Status (cause "ClientWatchDecoding") and ends the stream.
+ */
+import type { Status } from "kubernetes-types/meta/v1.js";
+import type { TypedObject } from "../apimachinery/types.js";
+import type { WatchEvent, WatchEventType, WatchStream } from "./interfaces.js";
+import { isProbableEOF, type RestStream } from "./transport.js";
+
+const OPEN = 0x7b; // {
+const CLOSE = 0x7d; // }
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Splits a byte stream into complete top-level JSON objects.
+ *
+ * State between chunks: `pending` holds the bytes of the object in progress (or nothing),
+ * `depth` its brace nesting, `inString`/`escaped` the string scanner's state; bytes outside any
+ * object (whitespace, newlines) are skipped.
+ */
+export class JsonObjectFramer {
+  private pending: Buffer[] = [];
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** Feeds one chunk; returns the objects it completed (as UTF-8 text). */
+  push(chunk: Uint8Array): string[] {
+    const out: string[] = [];
+    let start = this.depth > 0 ? 0 : -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (this.depth === 0) {
+        if (b === OPEN) {
+          start = i;
+          this.depth = 1;
+        } else if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
+          throw new SyntaxError(`unexpected byte 0x${b.toString(16)} between watch events`);
+        }
+        continue;
+      }
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (b === BACKSLASH) this.escaped = true;
+        else if (b === QUOTE) this.inString = false;
+        continue;
+      }
+      if (b === QUOTE) this.inString = true;
+      else if (b === OPEN) this.depth++;
+      else if (b === CLOSE) {
+        this.depth--;
+        if (this.depth === 0) {
+          this.pending.push(Buffer.from(chunk.buffer, chunk.byteOffset + start, i + 1 - start));
+          out.push(Buffer.concat(this.pending).toString("utf8"));
+          this.pending = [];
+          start = -1;
+        }
+      }
+    }
+    if (this.depth > 0 && start >= 0) {
+      // Copy: the transport may reuse the chunk's memory.
+      this.pending.push(Buffer.from(chunk.subarray(start)));
+    }
+    return out;
+  }
+
+  /** True when an object is partly received. */
+  get partial(): boolean {
+    return this.depth > 0;
+  }
+}
+
+const EVENT_TYPES = new Set<WatchEventType>(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+
+function decodingError(message: string): WatchEvent<never> {
+  const status: Status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `an error on the server (${JSON.stringify(message)}) has prevented the request from succeeding`,
+    reason: "InternalError",
+    details: {
+      causes: [
+        { reason: "UnexpectedServerResponse", message },
+        { reason: "ClientWatchDecoding", message },
+      ],
+    },
+    code: 500,
+  };
+  return { type: "ERROR", object: status };
+}
+
+/** Decodes one frame into an event, or explains why it is not one. */
+export function decodeWatchEvent<T extends TypedObject>(frame: string): WatchEvent<T> | string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(frame);
+  } catch (e) {
+    return `unable to decode an event from the watch stream: ${(e as Error).message}`;
+  }
+  if (typeof doc !== "object" || doc === null) return "unable to decode an event from the watch stream: not an object";
+  const { type, object } = doc as { type?: unknown; object?: unknown };
+  if (typeof type !== "string" || !EVENT_TYPES.has(type as WatchEventType)) {
+    return `got invalid watch event type: ${String(type)}`;
+  }
+  if (typeof object !== "object" || object === null || Array.isArray(object)) {
+    return "unable to decode an event from the watch stream: event has no object";
+  }
+  if (type === "ERROR") return { type: "ERROR", object: object as Status };
+  return { type: type as Exclude<WatchEventType, "ERROR">, object: object as T };
+}
+
+/** Wraps a streaming response into a WatchStream. The stream can be iterated once. */
+export function watchStream<T extends TypedObject>(res: RestStream): WatchStream<T> {
+  let used = false;
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+      if (used) throw new Error("a watch stream can be iterated only once");
+      used = true;
+      return iterate<T>(res)[Symbol.asyncIterator]();
+    },
+  };
+}
+
+async function* iterate<T extends TypedObject>(res: RestStream): AsyncGenerator<WatchEvent<T>> {
+  const framer = new JsonObjectFramer();
+  try {
+    for await (const chunk of res.body) {
+      let frames: string[];
+      try {
+        frames = framer.push(chunk);
+      } catch (e) {
+        yield decodingError(`unable to decode an event from the watch stream: ${(e as Error).message}`);
+        return;
+      }
+      for (const f of frames) {
+        const ev = decodeWatchEvent<T>(f);
+        if (typeof ev === "string") {
+          yield decodingError(ev);
+          return;
+        }
+        yield ev;
+      }
+    }
+  } catch (err) {
+    // Cancellation, a reset or a premature close end the stream quietly (client-go: EOF).
+    if (res.cancelled || isProbableEOF(err)) return;
+    throw err;
+  } finally {
+    res.cancel();
+  }
+}
