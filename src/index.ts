@@ -4,7 +4,7 @@
  * This entry point grows layer by layer (see DESIGN.md); every name exported here works.
  */
 export * from "./apimachinery/index.js";
-export * from "./client/interfaces.js";
+export * from "./client/index.js";
 export * from "./workqueue/index.js";
 export * from "./events/index.js";
 export * from "./leaderelection/index.js";

@@ -66,7 +66,7 @@ export function aggregateByReason(e: Event): [string, string] {
   ];
 }
 
-export function aggregateMessage(e: Event): string {
+export function aggregatedEventMessage(e: Event): string {
   return `(combined from similar events): ${e.message ?? ""}`;
 }
 
@@ -128,7 +128,7 @@ export class EventCorrelator {
       maxEvents: opts.maxEvents || DEFAULT_AGGREGATE_MAX_EVENTS,
       maxIntervalSeconds: opts.maxIntervalSeconds || DEFAULT_AGGREGATE_INTERVAL_SECONDS,
       keyFunc: opts.keyFunc ?? aggregateByReason,
-      messageFunc: opts.messageFunc ?? aggregateMessage,
+      messageFunc: opts.messageFunc ?? aggregatedEventMessage,
       spamKeyFunc: opts.spamKeyFunc ?? spamKey,
     };
     this.spam = new LRU(this.o.lruCacheSize);
