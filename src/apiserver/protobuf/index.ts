@@ -1,0 +1,38 @@
+/**
+ * Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`), which kubectl 1.35's
+ * typed clients and helm 4 send with no JSON fallback.
+ *
+ * Contract (the HTTP layer calls these): decodeProtobufBody turns a `k8s\0` body into the object's
+ * JSON form; ProtobufDecodeError → 400, UnsupportedProtobufKindError → 415.
+ */
+import type { KubeObject } from "../../apimachinery/types.js";
+import { decodeEnvelope, encodeEnvelope } from "./envelope.js";
+import { SchemaRegistry } from "./schema.js";
+import { KINDS, MESSAGES } from "./schemas/index.js";
+
+export { ProtobufDecodeError, UnsupportedProtobufKindError } from "./errors.js";
+
+export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
+
+let registry: SchemaRegistry | undefined;
+
+/** The generated tables, compiled lazily (one shared, append-only cache). */
+export function protobufSchemas(): SchemaRegistry {
+  registry ??= new SchemaRegistry(MESSAGES, KINDS);
+  return registry;
+}
+
+/**
+ * Decodes a protobuf request body into the JSON object the client would have sent as JSON, with
+ * apiVersion/kind from the envelope. Warnings name skipped unknown fields.
+ */
+export function decodeProtobufBody(body: Uint8Array): { object: KubeObject; warnings: string[] } {
+  const warnings: string[] = [];
+  const object = decodeEnvelope(protobufSchemas(), body, warnings);
+  return { object, warnings };
+}
+
+/** Encodes a JSON object (apiVersion and kind set) as a protobuf body, as client-go would. */
+export function encodeProtobufBody(object: KubeObject): Uint8Array {
+  return encodeEnvelope(protobufSchemas(), object);
+}
