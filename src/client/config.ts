@@ -13,7 +13,7 @@ import {
   type KubeconfigLoadOptions,
   type KubeconfigUser,
 } from "./kubeconfig.js";
-import type { RateLimiter } from "./ratelimit.js";
+import type { RequestRateLimiter } from "./ratelimit.js";
 import type { WarningHandler } from "./warnings.js";
 
 export interface TLSClientConfig {
@@ -75,7 +75,7 @@ export interface RestConfig {
   /** Client-side rate limit; 0/absent → 5 QPS, burst 10 (client-go's defaults); negative → unlimited. */
   qps?: number;
   burst?: number;
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   /** Per-request timeout in ms (client-go's Config.Timeout); 0/absent → none. Watches are exempt. */
   timeoutMs?: number;
   /** Retries on 429/5xx with Retry-After (and connection resets for GET); default 10 as in client-go. */

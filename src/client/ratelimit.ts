@@ -13,14 +13,14 @@ import { realClock, type Clock } from "../apimachinery/clock.js";
 export const DEFAULT_QPS = 5;
 export const DEFAULT_BURST = 10;
 
-export interface RateLimiter {
+export interface RequestRateLimiter {
   /** Resolves when the caller may proceed; rejects with the signal's reason if aborted first. */
   wait(signal?: AbortSignal): Promise<void>;
   /** Takes a token if one is available now, without waiting. */
   tryAccept(): boolean;
 }
 
-export class TokenBucketRateLimiter implements RateLimiter {
+export class TokenBucketRateLimiter implements RequestRateLimiter {
   readonly qps: number;
   readonly burst: number;
   private readonly clock: Clock;
@@ -78,7 +78,7 @@ export class TokenBucketRateLimiter implements RateLimiter {
 }
 
 /** A limiter that never waits (QPS < 0 in a RestConfig disables client-side limiting, as in client-go). */
-export const unlimitedRateLimiter: RateLimiter = {
+export const unlimitedRateLimiter: RequestRateLimiter = {
   wait: (signal?: AbortSignal) => (signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()),
   tryAccept: () => true,
 };
@@ -87,7 +87,7 @@ export const unlimitedRateLimiter: RateLimiter = {
  * The limiter a RestConfig asks for: its own `rateLimiter`, else a token bucket with qps/burst
  * (0 means the defaults 5/10; a negative qps disables limiting).
  */
-export function rateLimiterFor(cfg: { qps?: number; burst?: number; rateLimiter?: RateLimiter }, clock: Clock): RateLimiter {
+export function rateLimiterFor(cfg: { qps?: number; burst?: number; rateLimiter?: RequestRateLimiter }, clock: Clock): RequestRateLimiter {
   if (cfg.rateLimiter) return cfg.rateLimiter;
   const qps = cfg.qps === undefined || cfg.qps === 0 ? DEFAULT_QPS : cfg.qps;
   const burst = cfg.burst === undefined || cfg.burst === 0 ? DEFAULT_BURST : cfg.burst;

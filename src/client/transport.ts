@@ -39,7 +39,7 @@ import {
 import { execClusterInfo, type RestConfig, type TLSClientConfig } from "./config.js";
 import { ConfigError, errorCode, TransportError } from "./errors.js";
 import { ExecCredentialProvider } from "./exec.js";
-import { rateLimiterFor, type RateLimiter } from "./ratelimit.js";
+import { rateLimiterFor, type RequestRateLimiter } from "./ratelimit.js";
 import { defaultUserAgent } from "./version.js";
 import { dedupingWarningLogger, warningsFromHeaders, type WarningHandler } from "./warnings.js";
 
@@ -368,7 +368,7 @@ export interface TransportStats {
 export class Transport {
   readonly config: RestConfig;
   readonly clock: Clock;
-  readonly rateLimiter: RateLimiter;
+  readonly rateLimiter: RequestRateLimiter;
   readonly maxRetries: number;
   readonly userAgent: string;
   readonly stats: TransportStats = { attempts: 0, retries: 0 };

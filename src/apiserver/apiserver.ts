@@ -1,0 +1,154 @@
+/**
+ * ApiServer: the assembled embedded API server — storage, one ResourceStore per strategy with
+ * its stateful hooks, the system controllers, and the HTTP handler — independent of which
+ * strategies and codecs are plugged in (index.ts plugs in the built-in ones).
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { realClock, type Clock } from "../apimachinery/clock.js";
+import type { ResourceStrategy } from "./registry/strategy.js";
+import type { ResourceHooks } from "./rest/context.js";
+import { ResourceStore } from "./rest/store.js";
+import type { WatchSettings } from "./rest/watch.js";
+import { MemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
+import type { Storage } from "./storage/interface.js";
+import { SqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
+import { bootstrapCluster } from "./core/bootstrap.js";
+import { SystemControllers } from "./core/controllers.js";
+import { namespaceGuard, namespaceHooks } from "./core/namespaces.js";
+import { podHooks } from "./core/pods.js";
+import { IPAllocator, PortAllocator, recordExistingService, serviceHooks } from "./core/services.js";
+import { defaultMaxBodyBytes, type ProtobufDecoder } from "./server/body.js";
+import type { HandlerEnv, TableConverter } from "./server/env.js";
+import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
+import { ResourceRegistry } from "./server/resources.js";
+import { createRequestHandler, type Logger } from "./server/server.js";
+
+export interface ApiServerConfig {
+  strategies: ResourceStrategy[];
+  clock?: Clock;
+  storage?: MemoryStorageOptions;
+  /** Persist everything in SQLite in this directory (absent: in memory). */
+  dataDir?: string;
+  /** Persistence tuning (durability, group commit) when `dataDir` is set. */
+  persistence?: Omit<SqliteStorageOptions, keyof MemoryStorageOptions>;
+  decodeProtobuf?: ProtobufDecoder;
+  toTable?: TableConverter;
+  openapi?: OpenAPISource;
+  /** Concurrent non-watch requests before 429 (default 400). */
+  maxInFlight?: number;
+  maxBodyBytes?: number;
+  watch?: Omit<WatchSettings, "clock">;
+  /** Service cluster IP range (default 10.96.0.0/12). */
+  serviceCIDR?: string;
+  logger?: Logger;
+}
+
+// Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
+const returnsDeletedObject = new Set(["/pods", "/services", "/serviceaccounts", "/namespaces"]);
+
+export class ApiServer {
+  readonly registry = new ResourceRegistry();
+  readonly storage: Storage;
+  readonly clock: Clock;
+  readonly controllers: SystemControllers;
+  private readonly ips: IPAllocator;
+  private readonly ports = new PortAllocator();
+  private http: Server | undefined;
+  private address = "127.0.0.1:0";
+  private readonly handler: ReturnType<typeof createRequestHandler>;
+
+  constructor(private readonly config: ApiServerConfig) {
+    this.clock = config.clock ?? realClock;
+    this.storage = config.dataDir
+      ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
+      : new MemoryStorage(config.storage);
+    this.ips = new IPAllocator(config.serviceCIDR);
+    const guard = namespaceGuard(this.storage);
+    for (const strategy of config.strategies) {
+      const n = strategy.names;
+      const id = `${n.group}/${n.resource}`;
+      let hooks: ResourceHooks | undefined;
+      if (id === "/namespaces") hooks = namespaceHooks();
+      else if (id === "/services") hooks = serviceHooks(this.ips, this.ports);
+      else if (id === "/pods") hooks = podHooks();
+      this.registry.add(
+        new ResourceStore(strategy, {
+          storage: this.storage,
+          clock: this.clock,
+          hooks,
+          namespaceGuard: n.namespaced ? guard : undefined,
+          returnDeletedObject: returnsDeletedObject.has(id),
+        }),
+      );
+    }
+    const namespaces = this.registry.byGroupResource("", "namespaces");
+    if (!namespaces) throw new Error("the API server needs a strategy for core/v1 namespaces");
+    this.controllers = new SystemControllers({
+      storage: this.storage,
+      stores: () => this.registry.all(),
+      namespaces,
+      serviceAccounts: this.registry.byGroupResource("", "serviceaccounts"),
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
+    const env: HandlerEnv = {
+      registry: this.registry,
+      clock: this.clock,
+      decodeProtobuf: config.decodeProtobuf,
+      toTable: config.toTable,
+      maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
+      watch: { clock: this.clock, ...config.watch },
+    };
+    const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: 0, served: this.registry.served() })) : undefined;
+    this.handler = createRequestHandler({
+      env,
+      openapi,
+      maxInFlight: config.maxInFlight,
+      logger: config.logger,
+      serverAddress: () => this.address,
+    });
+  }
+
+  /** The Node request listener (for embedding in another server). */
+  get requestListener(): ReturnType<typeof createRequestHandler> {
+    return this.handler;
+  }
+
+  /** Listens, creates the initial objects and starts the system controllers; resolves to the URL. */
+  async start(port = 0, host = "127.0.0.1"): Promise<string> {
+    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, this.handler);
+    this.http = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const addr = server.address() as AddressInfo;
+    const urlHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+    this.address = `${urlHost}:${addr.port}`;
+    for (const svc of (await this.storage.list("/registry/core/services/")).items) recordExistingService(svc.object, this.ips, this.ports);
+    await bootstrapCluster(
+      {
+        namespaces: this.registry.byGroupResource("", "namespaces"),
+        services: this.registry.byGroupResource("", "services"),
+      },
+      { serviceIP: this.ips.first(), port: addr.port },
+    );
+    await this.controllers.start();
+    return `http://${this.address}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.controllers.stop();
+    await this.storage.close();
+    const server = this.http;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    this.http = undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * kubeloop/apiserver: the embedded Kubernetes-compatible API server.
+ *
+ * `startApiServer({ port: 0 })` serves the built-in resources on a loopback port, writes a
+ * kubeconfig that stock kubectl accepts, and resolves to `{ url, kubeconfigPath, stop }`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { StatusError } from "../apimachinery/errors.js";
+import type { Clock } from "../apimachinery/clock.js";
+import { builtinStrategies } from "./registry/index.js";
+import { decodeProtobufBody, ProtobufDecodeError, UnsupportedProtobufKindError } from "./protobuf/index.js";
+import { openAPIV2, openAPIV3GroupVersion, openAPIV3Paths } from "./openapi/index.js";
+import { toTable } from "./tables/index.js";
+import { ApiServer, type ApiServerConfig } from "./apiserver.js";
+import { writeKubeconfig } from "./kubeconfig.js";
+import type { ProtobufDecoder } from "./server/body.js";
+import type { TableConverter } from "./server/env.js";
+import type { Logger } from "./server/server.js";
+
+export { ApiServer, type ApiServerConfig } from "./apiserver.js";
+export { kubeconfigFor, writeKubeconfig } from "./kubeconfig.js";
+export { MemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
+export { SqliteStorage, DataDirInUseError, type SqliteStorageOptions, type Durability } from "./storage/sqlite.js";
+export type { Storage, StorageEvent, StoredObject, StorageWatch } from "./storage/interface.js";
+export type { Logger } from "./server/server.js";
+
+export interface StartApiServerOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Listen address (default 127.0.0.1). */
+  host?: string;
+  /** Persistence directory: state is kept in SQLite there and survives restarts (absent: in memory). */
+  dataDir?: string;
+  /** Where to write the kubeconfig (default: a fresh temporary directory, removed on stop). */
+  kubeconfigPath?: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Tuning passed to the server (history size, in-flight cap, watch bookmarks, ...). */
+  server?: Omit<ApiServerConfig, "strategies" | "clock" | "logger">;
+}
+
+export interface RunningApiServer {
+  url: string;
+  kubeconfigPath: string;
+  stop(): Promise<void>;
+  /** The server object, for in-process access to storage and resources. */
+  server: ApiServer;
+}
+
+/** The protobuf decoder with its typed errors mapped to 400 / 415 Status errors. */
+export const builtinProtobufDecoder: ProtobufDecoder = (body) => {
+  try {
+    return decodeProtobufBody(body);
+  } catch (err: unknown) {
+    if (err instanceof UnsupportedProtobufKindError) {
+      throw new StatusError({
+        message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml: ${err.message}`,
+        reason: "UnsupportedMediaType",
+        code: 415,
+      });
+    }
+    if (err instanceof ProtobufDecodeError) throw StatusError.badRequest(`protobuf decoding error: ${err.message}`);
+    throw err;
+  }
+};
+
+export const builtinTableConverter: TableConverter = (gk, objects, opts) => toTable(gk, objects, opts);
+
+/** The server configuration with every built-in strategy and codec. */
+export function builtinServerConfig(overrides: Partial<ApiServerConfig> = {}): ApiServerConfig {
+  return {
+    strategies: builtinStrategies(),
+    decodeProtobuf: builtinProtobufDecoder,
+    toTable: builtinTableConverter,
+    openapi: { v2: openAPIV2, v3Paths: openAPIV3Paths, v3GroupVersion: openAPIV3GroupVersion },
+    ...overrides,
+  };
+}
+
+export async function startApiServer(options: StartApiServerOptions = {}): Promise<RunningApiServer> {
+  const server = new ApiServer(
+    builtinServerConfig({ ...options.server, clock: options.clock, logger: options.logger, dataDir: options.dataDir ?? options.server?.dataDir }),
+  );
+  let url: string;
+  try {
+    url = await server.start(options.port ?? 0, options.host ?? "127.0.0.1");
+  } catch (err) {
+    // Release the storage (the data directory's lock) when listening or bootstrapping fails.
+    await server.stop();
+    throw err;
+  }
+  let tempDir: string | undefined;
+  let kubeconfigPath = options.kubeconfigPath;
+  try {
+    if (!kubeconfigPath) {
+      tempDir = await mkdtemp(join(tmpdir(), "kubeloop-"));
+      kubeconfigPath = join(tempDir, "kubeconfig");
+    }
+    await writeKubeconfig(kubeconfigPath, url);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    kubeconfigPath,
+    server,
+    stop: () =>
+      (stopped ??= (async () => {
+        await server.stop();
+        if (tempDir) await rm(tempDir, { recursive: true, force: true });
+      })()),
+  };
+}

@@ -1,0 +1,546 @@
+/**
+ * ResourceStore: kube-apiserver's generic registry store (genericregistry.Store) for one
+ * resource — everything between the HTTP handler and storage: system metadata, strategies,
+ * optimistic concurrency, resourceVersion semantics of reads, pagination, graceful deletion,
+ * finalizers and propagation policies, dry runs.
+ *
+ * Invariants: objects read from storage are frozen and never mutated (every write starts from a
+ * deep copy); a dry run never writes to storage and never consumes a revision.
+ */
+import type { Status } from "kubernetes-types/meta/v1.js";
+import { StatusError } from "../../apimachinery/errors.js";
+import { fieldErrors, FieldError, omitValue } from "../../apimachinery/fielderrors.js";
+import type { GroupResource } from "../../apimachinery/gvk.js";
+import type { GroupKind } from "../../apimachinery/errors.js";
+import type { Clock } from "../../apimachinery/clock.js";
+import type { KubeList, KubeObject } from "../../apimachinery/types.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import type { ResourceStrategy } from "../registry/strategy.js";
+import type { Storage, StoredObject } from "../storage/interface.js";
+import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../storage/errors.js";
+import type { ResourceHooks, Undo, WriteContext } from "./context.js";
+import { decodeContinue, encodeContinue } from "./continuetoken.js";
+import { collectionPrefix, objectKey } from "./keys.js";
+import { formatTime, generateName, newUID } from "./metadata.js";
+import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
+import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
+
+const conflictDetail = "the object has been modified; please apply your changes to the latest version and try again";
+const maxUpdateAttempts = 8;
+const maxGenerateNameAttempts = 8;
+
+export interface ResourceStoreDeps {
+  storage: Storage;
+  clock: Clock;
+  hooks?: ResourceHooks;
+  /** Checks that a namespace accepts new objects; throws 404 / 403. */
+  namespaceGuard?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
+  /** Whether DELETE answers with the deleted object instead of a Status (pods, services, namespaces). */
+  returnDeletedObject?: boolean;
+}
+
+export interface UpdateOptions {
+  subresource?: "status";
+  /**
+   * Replaces the strategy's prepare + validate (for special subresources such as
+   * namespaces/finalize). Returns validation errors.
+   */
+  prepare?: (obj: KubeObject, old: KubeObject) => FieldError[];
+}
+
+export interface UpdateResult {
+  object: KubeObject;
+  created: boolean;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** true when the object is gone from storage (or would be, for a dry run). */
+  deleted: boolean;
+}
+
+export function metaOf(obj: KubeObject): NonNullable<KubeObject["metadata"]> {
+  return (obj.metadata ??= {});
+}
+
+export class ResourceStore {
+  readonly gr: GroupResource;
+  readonly gk: GroupKind;
+  readonly apiVersion: string;
+  private supportedFields: Set<string> | undefined;
+
+  constructor(
+    readonly strategy: ResourceStrategy,
+    private readonly deps: ResourceStoreDeps,
+  ) {
+    const n = strategy.names;
+    this.gr = { group: n.group, resource: n.resource };
+    this.gk = { group: n.group, kind: n.kind };
+    this.apiVersion = n.group === "" ? n.version : `${n.group}/${n.version}`;
+  }
+
+  get namespaced(): boolean {
+    return this.strategy.names.namespaced;
+  }
+
+  get storage(): Storage {
+    return this.deps.storage;
+  }
+
+  get returnsDeletedObject(): boolean {
+    return this.deps.returnDeletedObject ?? false;
+  }
+
+  key(namespace: string | undefined, name: string): string {
+    return objectKey(this.gr.group, this.gr.resource, this.namespaced ? namespace : undefined, name);
+  }
+
+  prefix(namespace: string | undefined): string {
+    return collectionPrefix(this.gr.group, this.gr.resource, this.namespaced ? namespace || undefined : undefined);
+  }
+
+  private now(): string {
+    return formatTime(this.deps.clock.now());
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  private tooLargeResourceVersion(rv: number): StatusError {
+    const cur = this.deps.storage.currentRevision();
+    return StatusError.timeout(`Too large resource version: ${rv}, current: ${cur}`, 1);
+  }
+
+  async get(namespace: string | undefined, name: string, resourceVersion = ""): Promise<KubeObject> {
+    const rv = parseResourceVersion(resourceVersion);
+    if (rv !== undefined && rv > this.deps.storage.currentRevision()) throw this.tooLargeResourceVersion(rv);
+    const cur = await this.deps.storage.get(this.key(namespace, name));
+    if (!cur) throw StatusError.notFound(this.gr, name);
+    return cur.object;
+  }
+
+  /** Field labels accepted in field selectors: what the strategy's fieldSet reports. */
+  supportsField(key: string): boolean {
+    if (!this.supportedFields) {
+      const keys = new Set(["metadata.name", "metadata.namespace"]);
+      try {
+        const skeleton: KubeObject = { apiVersion: this.apiVersion, kind: this.gk.kind, metadata: { name: "", namespace: "" }, spec: {}, status: {} };
+        for (const k of Object.keys(this.strategy.fieldSet(skeleton))) keys.add(k);
+      } catch {
+        // A strategy whose fieldSet needs more than a skeleton: metadata fields only.
+      }
+      this.supportedFields = keys;
+    }
+    return this.supportedFields.has(key);
+  }
+
+  predicate(labelSelector: string, fieldSelector: string): ObjectPredicate | undefined {
+    return selectionPredicate(labelSelector, fieldSelector, (o) => this.strategy.fieldSet(o), (k) => this.supportsField(k));
+  }
+
+  async list(namespace: string | undefined, opts: ListOptions): Promise<KubeList> {
+    const storage = this.deps.storage;
+    const predicate = this.predicate(opts.labelSelector, opts.fieldSelector);
+    const prefix = this.prefix(namespace);
+    let revision: number | undefined;
+    let startKey: string | undefined;
+    if (opts.continue !== "") {
+      if (parseResourceVersion(opts.resourceVersion) !== undefined) {
+        throw StatusError.badRequest("specifying resource version is not allowed when using continue");
+      }
+      const token = decodeContinue(opts.continue);
+      revision = token.rv;
+      startKey = prefix + token.start;
+      if (revision < storage.compactedRevision()) {
+        const fresh = encodeContinue(storage.currentRevision(), token.start);
+        const err = StatusError.expired(
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+        );
+        (err.status as Status).metadata = { continue: fresh } as never;
+        throw err;
+      }
+    } else {
+      const rv = parseResourceVersion(opts.resourceVersion);
+      if (rv !== undefined) {
+        if (rv > storage.currentRevision()) throw this.tooLargeResourceVersion(rv);
+        const exact = opts.resourceVersionMatch === "Exact" || (opts.resourceVersionMatch === undefined && opts.limit > 0);
+        if (exact) {
+          if (rv < storage.compactedRevision()) throw StatusError.expired("The resourceVersion for the provided list is too old.");
+          revision = rv;
+        }
+      }
+    }
+    let result;
+    try {
+      result = await storage.list(prefix, { revision, startKey, limit: opts.limit, predicate });
+    } catch (err) {
+      if (err instanceof CompactedError) throw StatusError.expired("The resourceVersion for the provided list is too old.");
+      throw err;
+    }
+    const metadata: NonNullable<KubeList["metadata"]> = { resourceVersion: String(result.revision) };
+    if (result.nextKey !== undefined) {
+      metadata.continue = encodeContinue(result.revision, result.nextKey.slice(prefix.length));
+      if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+    }
+    return {
+      apiVersion: this.apiVersion,
+      kind: this.strategy.names.listKind,
+      metadata,
+      items: result.items.map((i) => i.object),
+    };
+  }
+
+  // ---- create ------------------------------------------------------------------------------
+
+  /** Checks apiVersion/kind of a request body against this resource and sets them. */
+  private normalizeTypeMeta(obj: KubeObject): void {
+    const n = this.strategy.names;
+    if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== n.kind) {
+      throw StatusError.badRequest(`${obj.kind} in version "${n.version}" cannot be handled as a ${n.kind}: the kind of the object does not match the endpoint`);
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== this.apiVersion) {
+      throw StatusError.badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`,
+      );
+    }
+    obj.apiVersion = this.apiVersion;
+    obj.kind = n.kind;
+  }
+
+  private normalizeNamespace(obj: KubeObject, namespace: string | undefined): void {
+    const meta = metaOf(obj);
+    if (this.namespaced) {
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw StatusError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      if (namespace) meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+  }
+
+  private invalid(obj: KubeObject, errs: FieldError[]): StatusError {
+    const seen = new Set<string>();
+    const unique = errs.filter((e) => {
+      const s = e.toString();
+      if (seen.has(s)) return false;
+      seen.add(s);
+      return true;
+    });
+    return StatusError.invalid(this.gk, metaOf(obj).name ?? "", unique);
+  }
+
+  async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    const obj = deepCopy(body);
+    this.normalizeTypeMeta(obj);
+    this.normalizeNamespace(obj, namespace);
+    const meta = metaOf(obj);
+    if (meta.resourceVersion) {
+      throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
+    }
+    this.strategy.defaults(obj);
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    this.strategy.prepareForCreate(obj);
+    meta.uid = newUID();
+    meta.creationTimestamp = this.now();
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
+    if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
+    if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
+    // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
+    const undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
+    const errs = this.strategy.validate(obj);
+    if (errs.length) {
+      undo?.();
+      throw this.invalid(obj, errs);
+    }
+    if (ctx.dryRun) {
+      undo?.();
+      return obj;
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stored = await this.deps.storage.create(this.key(meta.namespace, meta.name!), obj);
+        return stored.object;
+      } catch (err) {
+        if (err instanceof KeyExistsError) {
+          if (generated && attempt + 1 < maxGenerateNameAttempts) {
+            meta.name = generateName(meta.generateName!);
+            continue;
+          }
+          undo?.();
+          if (generated) throw StatusError.generateNameConflict(this.gr, meta.name!, 1);
+          throw StatusError.alreadyExists(this.gr, meta.name!);
+        }
+        undo?.();
+        throw err;
+      }
+    }
+  }
+
+  // ---- update ------------------------------------------------------------------------------
+
+  /**
+   * Updates `name` with the object `produce` returns for the current state (undefined when the
+   * object does not exist). A PUT produces its body; a PATCH applies itself to the current
+   * state. Lost compare-and-swap races are retried with a fresh state.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    produce: (current: KubeObject | undefined) => KubeObject,
+    ctx: WriteContext,
+    opts: UpdateOptions = {},
+  ): Promise<UpdateResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.deps.storage.get(key);
+      const obj = deepCopy(produce(cur?.object));
+      this.normalizeTypeMeta(obj);
+      const meta = metaOf(obj);
+      if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
+        throw StatusError.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      }
+      meta.name = name;
+      this.normalizeNamespace(obj, namespace);
+      if (!cur) {
+        if (opts.subresource || opts.prepare || !this.strategy.allowCreateOnUpdate) throw StatusError.notFound(this.gr, name);
+        delete meta.resourceVersion;
+        try {
+          return { object: await this.create(namespace, obj, ctx), created: true };
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === "AlreadyExists" && attempt < maxUpdateAttempts) continue;
+          throw err;
+        }
+      }
+      try {
+        const object = await this.updateExisting(key, cur, obj, ctx, opts);
+        return { object, created: false };
+      } catch (err) {
+        if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
+          if (attempt < maxUpdateAttempts) continue;
+          throw StatusError.conflict(this.gr, name, conflictDetail);
+        }
+        throw err;
+      }
+    }
+  }
+
+  private async updateExisting(key: string, cur: StoredObject, obj: KubeObject, ctx: WriteContext, opts: UpdateOptions): Promise<KubeObject> {
+    const old = cur.object;
+    const oldMeta = old.metadata ?? {};
+    const meta = metaOf(obj);
+    const name = oldMeta.name ?? "";
+    if (meta.resourceVersion) {
+      if (meta.resourceVersion !== oldMeta.resourceVersion) throw StatusError.conflict(this.gr, name, conflictDetail);
+    } else if (!this.strategy.allowUnconditionalUpdate) {
+      throw this.invalid(obj, [new FieldError("FieldValueInvalid", "metadata.resourceVersion", 0, "must be specified for an update")]);
+    }
+    this.strategy.defaults(obj);
+    // System fields an update cannot change (rest.BeforeUpdate).
+    const errs: FieldError[] = [];
+    if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
+    meta.uid = oldMeta.uid;
+    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+    else delete meta.generation;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    }
+    let undo: Undo | undefined;
+    if (opts.prepare) {
+      errs.push(...opts.prepare(obj, old));
+    } else if (opts.subresource === "status") {
+      this.strategy.prepareForStatusUpdate(obj, old);
+      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+      errs.push(...this.strategy.validateStatusUpdate(obj, old));
+    } else {
+      this.strategy.prepareForUpdate(obj, old);
+      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+      errs.push(...this.strategy.validateUpdate(obj, old));
+    }
+    if (oldMeta.deletionTimestamp) {
+      const before = new Set(oldMeta.finalizers ?? []);
+      const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+      if (added.length) {
+        errs.push(
+          new FieldError(
+            "FieldValueForbidden",
+            "metadata.finalizers",
+            omitValue,
+            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
+          ),
+        );
+      }
+    }
+    if (errs.length) {
+      undo?.();
+      throw this.invalid(obj, errs);
+    }
+    const remove = this.shouldRemove(obj);
+    if (ctx.dryRun) {
+      undo?.();
+      meta.resourceVersion = oldMeta.resourceVersion;
+      return obj;
+    }
+    try {
+      if (remove) {
+        const gone = await this.deps.storage.delete(key, cur.rev);
+        this.deps.hooks?.afterDelete?.(gone.object);
+        return gone.object;
+      }
+      return (await this.deps.storage.update(key, obj, cur.rev)).object;
+    } catch (err) {
+      undo?.();
+      throw err;
+    }
+  }
+
+  /** An object being deleted whose finalizers are all gone is removed by the write that clears them. */
+  private shouldRemove(obj: KubeObject): boolean {
+    const meta = metaOf(obj);
+    if (!meta.deletionTimestamp) return false;
+    if ((meta.finalizers ?? []).length > 0) return false;
+    if ((meta.deletionGracePeriodSeconds ?? 0) !== 0) return false;
+    return this.deps.hooks?.canRemove?.(obj) ?? true;
+  }
+
+  // ---- delete ------------------------------------------------------------------------------
+
+  private checkPreconditions(options: DeleteOptions, cur: KubeObject): void {
+    const p = options.preconditions;
+    const meta = cur.metadata ?? {};
+    const name = meta.name ?? "";
+    if (p?.uid && p.uid !== meta.uid) {
+      throw StatusError.conflict(this.gr, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${meta.uid ?? ""}`);
+    }
+    if (p?.resourceVersion && p.resourceVersion !== meta.resourceVersion) {
+      throw StatusError.conflict(
+        this.gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ""}`,
+      );
+    }
+  }
+
+  /** The finalizers after applying a delete's propagation policy (deletionFinalizersForGarbageCollection). */
+  private finalizersFor(options: DeleteOptions, existing: readonly string[]): string[] {
+    const unspecified = options.propagationPolicy === undefined && options.orphanDependents === undefined;
+    const orphan =
+      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan"));
+    const foreground =
+      options.propagationPolicy === "Foreground" || (unspecified && !orphan && existing.includes("foregroundDeletion"));
+    const out = existing.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
+    if (orphan) out.push("orphan");
+    if (foreground) out.push("foregroundDeletion");
+    return out;
+  }
+
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    const hooks = this.deps.hooks;
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const cur = await this.deps.storage.get(key);
+      if (!cur) throw StatusError.notFound(this.gr, name);
+      this.checkPreconditions(options, cur.object);
+      hooks?.validateDelete?.(cur.object);
+      const obj = deepCopy(cur.object);
+      const meta = metaOf(obj);
+      const nowMs = this.deps.clock.now();
+      const bumpGeneration = () => {
+        if ((meta.generation ?? 0) > 0) meta.generation = meta.generation! + 1;
+      };
+      let pendingWrite = false;
+
+      // Graceful deletion (pods).
+      if (hooks?.gracePeriodSeconds) {
+        const grace = hooks.gracePeriodSeconds(obj, options);
+        if (meta.deletionTimestamp && meta.deletionGracePeriodSeconds !== undefined) {
+          // Already terminating: a shorter grace period moves the deadline earlier, nothing else changes.
+          if (grace >= meta.deletionGracePeriodSeconds) return { object: cur.object, deleted: false };
+          if (grace > 0) {
+            const deadline = nowMs + grace * 1000;
+            if (deadline < Date.parse(meta.deletionTimestamp)) meta.deletionTimestamp = formatTime(deadline);
+            meta.deletionGracePeriodSeconds = grace;
+            pendingWrite = true;
+          } else {
+            meta.deletionGracePeriodSeconds = 0;
+          }
+        } else if (grace > 0) {
+          meta.deletionTimestamp = formatTime(nowMs + grace * 1000);
+          meta.deletionGracePeriodSeconds = grace;
+          bumpGeneration();
+          pendingWrite = true;
+        }
+      }
+
+      // Finalizers and propagation policy.
+      const finalizers = this.finalizersFor(options, meta.finalizers ?? []);
+      const changedFinalizers = finalizers.join("\x00") !== (meta.finalizers ?? []).join("\x00");
+      if (finalizers.length) meta.finalizers = finalizers;
+      else delete meta.finalizers;
+      const special = hooks?.prepareDelete?.(obj, formatTime(nowMs));
+      const blocked = finalizers.length > 0 || (special !== undefined && hooks?.canRemove?.(special) === false);
+      if (blocked || pendingWrite || changedFinalizers || special) {
+        if (!meta.deletionTimestamp) {
+          meta.deletionTimestamp = formatTime(nowMs);
+          meta.deletionGracePeriodSeconds = 0;
+          bumpGeneration();
+        }
+        if (blocked || pendingWrite) {
+          const target = special ?? obj;
+          if (ctx.dryRun) return { object: target, deleted: false };
+          try {
+            const stored = await this.deps.storage.update(key, target, cur.rev);
+            return { object: stored.object, deleted: false };
+          } catch (err) {
+            if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) continue;
+            throw err;
+          }
+        }
+      }
+      if (ctx.dryRun) return { object: cur.object, deleted: true };
+      try {
+        const gone = await this.deps.storage.delete(key, cur.rev);
+        hooks?.afterDelete?.(gone.object);
+        return { object: gone.object, deleted: true };
+      } catch (err) {
+        if (err instanceof RevisionMismatchError) continue;
+        if (err instanceof KeyNotFoundError) throw StatusError.notFound(this.gr, name);
+        throw err;
+      }
+    }
+    throw StatusError.conflict(this.gr, name, conflictDetail);
+  }
+
+  /** DELETE on the collection: deletes every match, returns the deleted objects as a list. */
+  async deleteCollection(namespace: string | undefined, listOpts: ListOptions, options: DeleteOptions, ctx: WriteContext): Promise<KubeList> {
+    const list = await this.list(namespace, { ...listOpts, limit: 0, continue: "" });
+    const items: KubeObject[] = [];
+    for (const item of list.items) {
+      try {
+        const r = await this.delete(item.metadata?.namespace, item.metadata?.name ?? "", options, ctx);
+        items.push(r.object);
+      } catch (err) {
+        if (err instanceof StatusError && err.reason === "NotFound") continue;
+        throw err;
+      }
+    }
+    return { apiVersion: this.apiVersion, kind: this.strategy.names.listKind, metadata: { resourceVersion: String(this.deps.storage.currentRevision()) }, items };
+  }
+
+  /** The Status a DELETE returns when the object is gone and the resource does not return it. */
+  deletedStatus(obj: KubeObject): Status {
+    return {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      details: { name: obj.metadata?.name, group: this.gr.group || undefined, kind: this.gr.resource, uid: obj.metadata?.uid },
+    } as Status;
+  }
+}
+
+export type { Undo };

@@ -1,0 +1,85 @@
+/** Request bodies: reading with a size limit, and decoding JSON, YAML and Kubernetes protobuf. */
+import type { IncomingMessage } from "node:http";
+import { parse as parseYAML } from "yaml";
+import { StatusError } from "../../apimachinery/errors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import { bodyFormat } from "./negotiate.js";
+
+/** kube-apiserver's limit for request bodies (3 MiB). */
+export const defaultMaxBodyBytes = 3 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      req.resume();
+      reject(StatusError.requestEntityTooLarge(`limit is ${maxBytes}`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on("data", (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > maxBytes) {
+        failed = true;
+        reject(StatusError.requestEntityTooLarge(`limit is ${maxBytes}`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on("error", (err) => {
+      if (!failed) {
+        failed = true;
+        reject(err);
+      }
+    });
+  });
+}
+
+/** JSON.parse with kube-apiserver-like error text (keeps the parse position). */
+export function parseJSON(buf: Buffer | string, what = "couldn't get version/kind; json parse error"): unknown {
+  const text = typeof buf === "string" ? buf : buf.toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw StatusError.badRequest(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export type ProtobufDecoder = (body: Uint8Array) => { object: KubeObject; warnings: string[] };
+
+export interface DecodedBody {
+  object: KubeObject;
+  warnings: string[];
+}
+
+/** Decodes an object body by Content-Type; the result must be a JSON object. */
+export function decodeObjectBody(buf: Buffer, contentType: string | undefined, protobuf: ProtobufDecoder | undefined): DecodedBody {
+  const format = bodyFormat(contentType);
+  let value: unknown;
+  const warnings: string[] = [];
+  if (format === "protobuf") {
+    if (!protobuf) throw StatusError.unsupportedMediaType(contentType ?? "", ["application/json", "application/yaml"]);
+    const r = protobuf(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+    value = r.object;
+    warnings.push(...r.warnings);
+  } else if (format === "yaml") {
+    try {
+      value = parseYAML(buf.toString("utf8"));
+    } catch (err) {
+      throw StatusError.badRequest(`error converting YAML to JSON: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  } else {
+    if (buf.length === 0) throw StatusError.badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
+    value = parseJSON(buf);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw StatusError.badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(value) ? "array" : typeof value} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  }
+  return { object: value as KubeObject, warnings };
+}

@@ -1,0 +1,24 @@
+/** What the HTTP handlers need from the server: resources, codecs, clock and limits. */
+import type { Clock } from "../../apimachinery/clock.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import type { WatchSettings } from "../rest/watch.js";
+import type { ProtobufDecoder } from "./body.js";
+import type { ResourceRegistry } from "./resources.js";
+
+export type IncludeObject = "None" | "Metadata" | "Object";
+
+/** meta.k8s.io/v1 Table conversion (the tables module's toTable). */
+export type TableConverter = (
+  gk: { group: string; kind: string },
+  objects: KubeObject[],
+  opts: { includeObject?: IncludeObject; now?: number },
+) => object;
+
+export interface HandlerEnv {
+  registry: ResourceRegistry;
+  clock: Clock;
+  decodeProtobuf?: ProtobufDecoder;
+  toTable?: TableConverter;
+  maxBodyBytes: number;
+  watch: WatchSettings;
+}

@@ -1,0 +1,223 @@
+/**
+ * The REST handlers for one resource request: GET (get, list, watch), POST (create), PUT
+ * (update), PATCH, DELETE (delete, deletecollection), on the main resource and the status,
+ * scale and finalize subresources.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StatusError } from "../../apimachinery/errors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import { defaultWriteContext, type WriteContext } from "../rest/context.js";
+import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } from "../rest/options.js";
+import { applyScale, toScale, validateScale } from "../rest/scale.js";
+import type { ResourceStore, UpdateOptions } from "../rest/store.js";
+import { decodeObjectBody, readBody } from "./body.js";
+import { contentTypeFor, includeObjectOf, renderList, renderObject } from "./convert.js";
+import type { HandlerEnv } from "./env.js";
+import { checkUnknownFields } from "./fieldcheck.js";
+import { negotiateObject, acceptsJSON, notAcceptable } from "./negotiate.js";
+import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
+import type { ResourceRequestInfo } from "./requestinfo.js";
+import { methodNotAllowed, notFoundPage, setWarnings, writeJSON } from "./respond.js";
+import { serveWatch } from "./watchhttp.js";
+import { finalizeNamespace } from "../core/namespaces.js";
+
+const scaleGK = { group: "autoscaling", kind: "Scale" };
+
+function requireVerb(store: ResourceStore, verb: string): void {
+  if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
+}
+
+function userAgent(req: IncomingMessage): string {
+  return String(req.headers["user-agent"] ?? "");
+}
+
+async function decodeBody(env: HandlerEnv, req: IncomingMessage): Promise<{ object: KubeObject; warnings: string[] }> {
+  const buf = await readBody(req, env.maxBodyBytes);
+  return decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf);
+}
+
+function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", req: IncomingMessage): WriteContext {
+  const o = parseWriteOptions(q, kind, userAgent(req));
+  return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation });
+}
+
+/** Only plain JSON answers for writes and subresources; 406 if the client takes none. */
+function requireJSON(req: IncomingMessage): void {
+  if (!acceptsJSON(req.headers.accept)) {
+    // A Table/metadata-only Accept on a write still gets the object as JSON when JSON is listed.
+    throw notAcceptable();
+  }
+}
+
+export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: URL, info: ResourceRequestInfo): Promise<void> {
+  const store = env.registry.lookup(info.group, info.version, info.resource);
+  if (!store) throw notFoundPage();
+  const isNamespaceResource = store.gr.group === "" && store.gr.resource === "namespaces";
+  if (!store.namespaced && info.namespace !== undefined && !isNamespaceResource) throw notFoundPage();
+  if (store.namespaced && info.name !== undefined && info.namespace === undefined) throw notFoundPage();
+  const ns = store.namespaced ? info.namespace : undefined;
+  const sub = info.subresource;
+  if (sub !== undefined) {
+    const ok =
+      (sub === "status" && store.strategy.subresources.status) ||
+      (sub === "scale" && store.strategy.subresources.scale) ||
+      (sub === "finalize" && isNamespaceResource);
+    if (!ok || info.name === undefined) throw notFoundPage();
+  }
+  const q = url.searchParams;
+  const method = req.method ?? "GET";
+  const name = info.name;
+
+  if (method === "GET" && name === undefined) {
+    const opts = parseListOptions(q);
+    const watch = info.watchPath || opts.watch;
+    const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+    const include = includeObjectOf(q);
+    if (watch) {
+      requireVerb(store, "watch");
+      opts.watch = true;
+      return serveWatch(env, store, ns, opts, rep, include, req, res);
+    }
+    requireVerb(store, "list");
+    const list = await store.list(ns, opts);
+    return writeJSON(res, 200, renderList(env, store, list, rep, include), contentTypeFor(rep));
+  }
+
+  if (method === "GET") {
+    requireVerb(store, "get");
+    if (sub === undefined) {
+      const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+      const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
+      return writeJSON(res, 200, renderObject(env, store, obj, rep, includeObjectOf(q)), contentTypeFor(rep));
+    }
+    requireJSON(req);
+    const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
+    if (sub === "scale") return writeJSON(res, 200, toScale(obj, store.strategy.subresources.scale!));
+    if (sub === "finalize") throw methodNotAllowed();
+    return writeJSON(res, 200, obj);
+  }
+
+  if (method === "POST") {
+    if (name !== undefined) throw methodNotAllowed();
+    requireVerb(store, "create");
+    const ctx = writeContextFor(q, "CreateOptions", req);
+    const body = await decodeBody(env, req);
+    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    const created = await store.create(ns, body.object, ctx);
+    setWarnings(res, ctx.warnings);
+    return writeJSON(res, 201, created);
+  }
+
+  if (method === "PUT") {
+    if (name === undefined) throw methodNotAllowed();
+    requireVerb(store, "update");
+    const ctx = writeContextFor(q, "UpdateOptions", req);
+    const body = await decodeBody(env, req);
+    if (sub === "scale") {
+      const scale = body.object;
+      ctx.warnings.push(...checkUnknownFields(scale, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
+      const r = await updateScale(store, ns, name, () => scale, ctx);
+      setWarnings(res, ctx.warnings);
+      return writeJSON(res, 200, r);
+    }
+    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    const opts: UpdateOptions = {};
+    if (sub === "status") opts.subresource = "status";
+    if (sub === "finalize") opts.prepare = finalizeNamespace;
+    const r = await store.update(ns, name, () => body.object, ctx, opts);
+    setWarnings(res, ctx.warnings);
+    return writeJSON(res, r.created ? 201 : 200, r.object);
+  }
+
+  if (method === "PATCH") {
+    if (name === undefined || sub === "finalize") throw methodNotAllowed();
+    requireVerb(store, "patch");
+    const type = patchTypeOf(req.headers["content-type"]);
+    const ctx = writeContextFor(q, "PatchOptions", req);
+    const patch = parsePatchBody(await readBody(req, env.maxBodyBytes));
+    const names = store.strategy.names;
+    if (sub === "scale") {
+      const r = await updateScale(
+        store,
+        ns,
+        name,
+        (current) => {
+          const patched = applyPatch(type, current, patch, { group: "autoscaling", version: "v1", kind: "Scale" });
+          ctx.warnings.push(...checkUnknownFields(patched, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
+          return patched;
+        },
+        ctx,
+      );
+      setWarnings(res, ctx.warnings);
+      return writeJSON(res, 200, r);
+    }
+    let warned = false;
+    const r = await store.update(
+      ns,
+      name,
+      (current) => {
+        if (!current) throw StatusError.notFound(store.gr, name);
+        const patched = applyPatch(type, current, patch, { group: names.group, version: names.version, kind: names.kind });
+        const w = checkUnknownFields(patched, names.group, names.kind, ctx.fieldValidation);
+        if (!warned) ctx.warnings.push(...w);
+        warned = true;
+        return patched;
+      },
+      ctx,
+      sub === "status" ? { subresource: "status" } : {},
+    );
+    setWarnings(res, ctx.warnings);
+    return writeJSON(res, 200, r.object);
+  }
+
+  if (method === "DELETE") {
+    if (sub !== undefined) throw methodNotAllowed();
+    const buf = await readBody(req, env.maxBodyBytes);
+    let bodyOpts: Record<string, unknown> | undefined;
+    if (buf.length > 0) bodyOpts = decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf).object as Record<string, unknown>;
+    const options = parseDeleteOptions(q, bodyOpts);
+    const ctx = defaultWriteContext({ dryRun: options.dryRun });
+    if (name === undefined) {
+      requireVerb(store, "deletecollection");
+      const listOpts = parseListOptions(q);
+      const list = await store.deleteCollection(ns, listOpts, options, ctx);
+      return writeJSON(res, 200, list);
+    }
+    requireVerb(store, "delete");
+    const r = await store.delete(ns, name, options, ctx);
+    const code = !r.deleted && options.orphanDependents === false ? 202 : 200;
+    if (r.deleted && !store.returnsDeletedObject) return writeJSON(res, code, store.deletedStatus(r.object));
+    return writeJSON(res, code, r.object);
+  }
+
+  void parseBool;
+  throw methodNotAllowed();
+}
+
+/** Reads the object as a Scale, lets `produce` build the new Scale, writes its replicas back. */
+async function updateScale(
+  store: ResourceStore,
+  ns: string | undefined,
+  name: string,
+  produce: (current: KubeObject) => KubeObject,
+  ctx: WriteContext,
+): Promise<KubeObject> {
+  const sub = store.strategy.subresources.scale!;
+  const r = await store.update(
+    ns,
+    name,
+    (current) => {
+      if (!current) throw StatusError.notFound(store.gr, name);
+      const scale = produce(toScale(current, sub));
+      const scaleName = scale.metadata?.name;
+      if (scaleName && scaleName !== name) {
+        throw StatusError.badRequest(`the name of the object (${scaleName}) does not match the name on the URL (${name})`);
+      }
+      const errs = validateScale(scale);
+      if (errs.length) throw StatusError.invalid(scaleGK, name, errs);
+      return applyScale(current, scale, sub);
+    },
+    ctx,
+  );
+  return toScale(r.object, sub);
+}

@@ -1,0 +1,114 @@
+/**
+ * The served resources: one ResourceStore per strategy, looked up by group/version/resource,
+ * and their description for discovery and OpenAPI (ServedResource).
+ */
+import type { ResourceStrategy } from "../registry/strategy.js";
+import type { ResourceStore } from "../rest/store.js";
+
+/** A served resource as discovery and OpenAPI describe it (the openapi module's ServedResource). */
+export interface ServedResource {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  resource: string;
+  namespaced: boolean;
+  verbs: string[];
+  subresources: string[];
+  shortNames: string[];
+  categories: string[];
+  singular: string;
+}
+
+export function servedResourceOf(s: ResourceStrategy): ServedResource {
+  const n = s.names;
+  const subresources: string[] = [];
+  if (s.subresources.status) subresources.push("status");
+  if (s.subresources.scale) subresources.push("scale");
+  if (n.group === "" && n.resource === "namespaces") subresources.push("finalize");
+  return {
+    group: n.group,
+    version: n.version,
+    kind: n.kind,
+    listKind: n.listKind,
+    resource: n.resource,
+    namespaced: n.namespaced,
+    verbs: [...s.verbs],
+    subresources,
+    shortNames: [...n.shortNames],
+    categories: [...n.categories],
+    singular: n.singular,
+  };
+}
+
+/** Group preference order of kube-apiserver's discovery (core first; built-in groups in upstream's order). */
+const groupOrder = [
+  "",
+  "apiregistration.k8s.io",
+  "apps",
+  "events.k8s.io",
+  "authentication.k8s.io",
+  "authorization.k8s.io",
+  "autoscaling",
+  "batch",
+  "certificates.k8s.io",
+  "networking.k8s.io",
+  "policy",
+  "rbac.authorization.k8s.io",
+  "storage.k8s.io",
+  "admissionregistration.k8s.io",
+  "apiextensions.k8s.io",
+  "scheduling.k8s.io",
+  "coordination.k8s.io",
+  "node.k8s.io",
+  "discovery.k8s.io",
+  "flowcontrol.apiserver.k8s.io",
+];
+
+export class ResourceRegistry {
+  private readonly byPath = new Map<string, ResourceStore>();
+  private readonly order: ResourceStore[] = [];
+
+  add(store: ResourceStore): void {
+    const n = store.strategy.names;
+    const k = `${n.group}/${n.version}/${n.resource}`;
+    if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
+    this.byPath.set(k, store);
+    this.order.push(store);
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceStore | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** The store serving `group`/`resource` at any version (the first registered). */
+  byGroupResource(group: string, resource: string): ResourceStore | undefined {
+    return this.order.find((s) => s.gr.group === group && s.gr.resource === resource);
+  }
+
+  all(): readonly ResourceStore[] {
+    return this.order;
+  }
+
+  served(): ServedResource[] {
+    return this.order.map((s) => servedResourceOf(s.strategy));
+  }
+
+  /** Groups with their versions, in discovery preference order. */
+  groups(): { group: string; versions: string[] }[] {
+    const m = new Map<string, string[]>();
+    for (const s of this.order) {
+      const { group, version } = s.strategy.names;
+      const vs = m.get(group) ?? [];
+      if (!vs.includes(version)) vs.push(version);
+      m.set(group, vs);
+    }
+    const rank = (g: string) => {
+      const i = groupOrder.indexOf(g);
+      return i < 0 ? groupOrder.length : i;
+    };
+    return [...m.entries()]
+      .map(([group, versions]) => ({ group, versions }))
+      .sort((a, b) => rank(a.group) - rank(b.group) || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  }
+}

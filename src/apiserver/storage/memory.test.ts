@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "./memory.js";
+import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
+import type { StorageEvent, StorageWatch } from "./interface.js";
+
+const cm = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "default" },
+  data,
+});
+
+async function take(w: StorageWatch, n: number): Promise<StorageEvent[]> {
+  const out: StorageEvent[] = [];
+  const it = w[Symbol.asyncIterator]();
+  while (out.length < n) {
+    const r = await it.next();
+    if (r.done) break;
+    out.push(r.value);
+  }
+  return out;
+}
+
+describe("MemoryStorage", () => {
+  it("assigns one global increasing revision per write and stamps resourceVersion", async () => {
+    const s = new MemoryStorage();
+    expect(s.currentRevision()).toBe(1);
+    const a = await s.create("/r/cm/default/a", cm("a"));
+    const b = await s.create("/r/cm/default/b", cm("b"));
+    expect([a.rev, b.rev]).toEqual([2, 3]);
+    expect(a.object.metadata?.resourceVersion).toBe("2");
+    const a2 = await s.update("/r/cm/default/a", cm("a", { x: "1" }));
+    expect(a2.rev).toBe(4);
+    const d = await s.delete("/r/cm/default/b");
+    expect(d.rev).toBe(5);
+    expect(d.object.metadata?.resourceVersion).toBe("5");
+    expect(await s.get("/r/cm/default/b")).toBeUndefined();
+    expect(Object.isFrozen(a2.object)).toBe(true);
+  });
+
+  it("rejects duplicate creates, missing updates and stale compare-and-swap", async () => {
+    const s = new MemoryStorage();
+    await s.create("/k/a", cm("a"));
+    await expect(s.create("/k/a", cm("a"))).rejects.toBeInstanceOf(KeyExistsError);
+    await expect(s.update("/k/zz", cm("zz"))).rejects.toBeInstanceOf(KeyNotFoundError);
+    await expect(s.update("/k/a", cm("a", { v: "2" }), 1)).rejects.toBeInstanceOf(RevisionMismatchError);
+    await expect(s.delete("/k/a", 99)).rejects.toBeInstanceOf(RevisionMismatchError);
+  });
+
+  it("does not consume a revision for a no-op update", async () => {
+    const s = new MemoryStorage();
+    const a = await s.create("/k/a", cm("a", { x: "1" }));
+    const same = await s.update("/k/a", { ...cm("a", { x: "1" }), metadata: { name: "a", namespace: "default", resourceVersion: "77" } });
+    expect(same.rev).toBe(a.rev);
+    expect(s.currentRevision()).toBe(a.rev);
+  });
+
+  it("lists in key order at the current or an exact past revision, with pagination", async () => {
+    const s = new MemoryStorage();
+    await s.create("/k/c", cm("c"));
+    await s.create("/k/a", cm("a"));
+    const mid = s.currentRevision();
+    await s.create("/k/b", cm("b"));
+    await s.delete("/k/c");
+    await s.create("/other/x", cm("x"));
+    const now = await s.list("/k/");
+    expect(now.items.map((i) => i.object.metadata?.name)).toEqual(["a", "b"]);
+    const past = await s.list("/k/", { revision: mid });
+    expect(past.items.map((i) => i.object.metadata?.name)).toEqual(["a", "c"]);
+    expect(past.revision).toBe(mid);
+    const p1 = await s.list("/k/", { revision: mid, limit: 1 });
+    expect(p1.items.map((i) => i.object.metadata?.name)).toEqual(["a"]);
+    expect(p1.remainingItemCount).toBe(1);
+    const p2 = await s.list("/k/", { revision: mid, limit: 1, startKey: p1.nextKey });
+    expect(p2.items.map((i) => i.object.metadata?.name)).toEqual(["c"]);
+    expect(p2.nextKey).toBeUndefined();
+    const filtered = await s.list("/k/", { limit: 1, predicate: (o) => o.metadata?.name !== "a" });
+    expect(filtered.items.map((i) => i.object.metadata?.name)).toEqual(["b"]);
+    expect(filtered.remainingItemCount).toBeUndefined();
+  });
+
+  it("bounds history: compacts old events and refuses reads and watches below the floor", async () => {
+    const s = new MemoryStorage({ historySize: 5 });
+    for (let i = 0; i < 20; i++) await s.update("/k/a", cm("a", { i: String(i) })).catch(() => s.create("/k/a", cm("a")));
+    expect(s.retainedEvents()).toBeLessThanOrEqual(5);
+    const floor = s.compactedRevision();
+    expect(floor).toBe(s.currentRevision() - 5);
+    expect(() => s.watch("/k/", { fromRevision: floor - 1 })).toThrow(CompactedError);
+    await expect(s.list("/k/", { revision: floor - 1 })).rejects.toBeInstanceOf(CompactedError);
+    const atFloor = await s.list("/k/", { revision: floor });
+    expect(atFloor.items).toHaveLength(1);
+    // Deleted keys vanish from history once their tombstone is compacted.
+    await s.delete("/k/a");
+    s.compact(s.currentRevision());
+    expect((await s.list("/k/")).items).toHaveLength(0);
+    expect(await s.list("/k/", { revision: s.currentRevision() })).toMatchObject({ items: [] });
+  });
+
+  it("watches from a revision: replays retained events in order, then live ones, filtered by prefix", async () => {
+    const s = new MemoryStorage();
+    await s.create("/k/a", cm("a"));
+    const from = s.currentRevision();
+    await s.update("/k/a", cm("a", { x: "1" }));
+    await s.create("/other/z", cm("z"));
+    await s.create("/k/b", cm("b"));
+    const w = s.watch("/k/", { fromRevision: from });
+    const replay = await take(w, 2);
+    expect(replay.map((e) => [e.type, e.object.metadata?.name])).toEqual([
+      ["MODIFIED", "a"],
+      ["ADDED", "b"],
+    ]);
+    expect(replay[0].prevObject?.data).toEqual({});
+    const live = take(w, 1);
+    await s.delete("/k/b");
+    const [del] = await live;
+    expect(del.type).toBe("DELETED");
+    expect(del.object.metadata?.resourceVersion).toBe(String(s.currentRevision()));
+    w.close();
+    expect(s.watcherCount()).toBe(0);
+  });
+
+  it("closes a watcher that falls too far behind and keeps memory bounded", async () => {
+    const s = new MemoryStorage({ historySize: 1000, maxWatchLag: 3 });
+    const slow = s.watch("/k/", { fromRevision: s.currentRevision() });
+    const other = s.watch("/elsewhere/", { fromRevision: s.currentRevision() });
+    for (let i = 0; i < 4; i++) await s.create(`/k/${i}`, cm(String(i)));
+    expect(slow.endReason).toBe("too-slow");
+    expect(other.endReason).toBeUndefined();
+    expect(s.watcherCount()).toBe(1);
+    const r = await slow[Symbol.asyncIterator]().next();
+    expect(r.done).toBe(true);
+    other.close();
+  });
+
+  it("closes a lagging watcher whose unread events are compacted away", async () => {
+    const s = new MemoryStorage({ historySize: 2, maxWatchLag: 100 });
+    const w = s.watch("/k/", { fromRevision: s.currentRevision() });
+    for (let i = 0; i < 3; i++) await s.create(`/k/${i}`, cm(String(i)));
+    expect(w.endReason).toBe("too-slow");
+  });
+
+  it("serialises an event once per format and shares the bytes across watchers", async () => {
+    const s = new MemoryStorage();
+    const w1 = s.watch("/k/", { fromRevision: s.currentRevision() });
+    const w2 = s.watch("/k/", { fromRevision: s.currentRevision() });
+    await s.create("/k/a", cm("a"));
+    const [[e1], [e2]] = await Promise.all([take(w1, 1), take(w2, 1)]);
+    expect(e1).toBe(e2);
+    let builds = 0;
+    const build = () => {
+      builds++;
+      return Buffer.from(JSON.stringify({ type: e1.type, object: e1.object }));
+    };
+    const b1 = e1.encoded("json", build);
+    const b2 = e2.encoded("json", build);
+    expect(b1).toBe(b2);
+    expect(builds).toBe(1);
+    w1.close();
+    w2.close();
+  });
+
+  it("ends watches on abort and on close", async () => {
+    const s = new MemoryStorage();
+    const ac = new AbortController();
+    const w = s.watch("/k/", { fromRevision: 1, signal: ac.signal });
+    const pending = w[Symbol.asyncIterator]().next();
+    ac.abort();
+    expect((await pending).done).toBe(true);
+    expect(w.endReason).toBe("aborted");
+    const w2 = s.watch("/k/", { fromRevision: 1 });
+    await s.close();
+    expect(w2.endReason).toBe("store-stopped");
+  });
+});

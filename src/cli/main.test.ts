@@ -1,0 +1,79 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCli, type CliIO } from "./main.js";
+
+function io(stop?: Promise<string>): CliIO & { lines: string[]; errors: string[] } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return {
+    lines,
+    errors,
+    out: (l) => lines.push(l),
+    err: (l) => errors.push(l),
+    stopSignal: () => stop ?? new Promise(() => {}),
+  };
+}
+
+const serverModulesPresent = ["protobuf", "registry", "tables", "openapi"].every((d) =>
+  existsSync(fileURLToPath(new URL(`../apiserver/${d}/index.ts`, import.meta.url))),
+);
+
+describe("kubeloop CLI", () => {
+  it("rejects unknown flags and bad values with one line and a non-zero exit", async () => {
+    const a = io();
+    expect(await runCli(["apiserver", "--bogus"], a)).not.toBe(0);
+    expect(a.errors).toEqual(["error: unknown option '--bogus'"]);
+    const b = io();
+    expect(await runCli(["up", "--port", "http"], b)).not.toBe(0);
+    expect(b.errors).toHaveLength(1);
+    expect(b.errors[0]).toContain("must be an integer between 0 and 65535");
+    const c = io();
+    expect(await runCli(["frobnicate"], c)).not.toBe(0);
+    expect(c.errors[0]).toContain("unknown command 'frobnicate'");
+  });
+
+  it.skipIf(!serverModulesPresent)("keeps state in --data-dir across runs", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kubeloop-cli-"));
+    try {
+      const runOnce = async (work: (url: string) => Promise<void>) => {
+        let stop!: (s: string) => void;
+        const a = io(new Promise((r) => (stop = r)));
+        const done = runCli(["apiserver", "--port", "0", "--data-dir", dir], a);
+        for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("kubeconfig: ")); i++) await new Promise((r) => setTimeout(r, 10));
+        await work(a.lines[0].replace("kubeloop API server listening on ", ""));
+        stop("SIGTERM");
+        expect(await done).toBe(0);
+      };
+      await runOnce(async (url) => {
+        const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } };
+        const res = await fetch(`${url}/api/v1/namespaces/default/configmaps`, { method: "POST", body: JSON.stringify(cm), headers: { "Content-Type": "application/json" } });
+        expect(res.status).toBe(201);
+      });
+      await runOnce(async (url) => {
+        expect(await (await fetch(`${url}/api/v1/namespaces/default/configmaps/kept`)).json()).toMatchObject({ data: { a: "1" } });
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!serverModulesPresent)("runs the API server until asked to stop, writing a kubeconfig", async () => {
+    let stop!: (s: string) => void;
+    const a = io(new Promise((r) => (stop = r)));
+    const done = runCli(["up", "--port", "0"], a);
+    for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("try:")); i++) await new Promise((r) => setTimeout(r, 10));
+    const url = a.lines[0].replace("kubeloop API server listening on ", "");
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const kubeconfig = a.lines.find((l) => l.startsWith("kubeconfig: "))!.slice("kubeconfig: ".length);
+    expect(await readFile(kubeconfig, "utf8")).toContain(`server: ${url}`);
+    expect(await (await fetch(`${url}/api/v1/namespaces/default`)).json()).toMatchObject({ kind: "Namespace" });
+    stop("SIGTERM");
+    expect(await done).toBe(0);
+    expect(existsSync(kubeconfig)).toBe(false);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});
