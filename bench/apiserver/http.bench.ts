@@ -1,0 +1,230 @@
+/**
+ * bench/apiserver: GET, LIST (500 objects), CREATE, UPDATE and watch fan-out (100 watchers)
+ * against the embedded API server on loopback, each beside a ceiling measured in the same run: a
+ * bare node:http server answering with the same bytes (for fan-out: writing each frame, serialized
+ * once, to every watcher). Client and servers share this process, as they would in `kubeloop up`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { Agent, request } from "undici";
+import { startApiServer } from "../../src/apiserver/index.js";
+import type { Benchmark, Figure } from "../harness.js";
+
+const CONCURRENCY = 16;
+const DURATION_MS = 1500;
+
+const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 10_000 });
+
+async function call(url: string, method: "GET" | "POST" | "PUT", body?: string): Promise<{ status: number; text: string }> {
+  const res = await request(url, {
+    method,
+    dispatcher: agent,
+    body,
+    headers: body ? { "content-type": "application/json" } : undefined,
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, text };
+}
+
+/** Requests per second with CONCURRENCY workers for DURATION_MS; `next(i)` builds each request. */
+async function throughput(next: (worker: number, i: number) => Promise<void>): Promise<number> {
+  let count = 0;
+  const deadline = performance.now() + DURATION_MS;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, w) => {
+      for (let i = 0; performance.now() < deadline; i++) {
+        await next(w, i);
+        count++;
+      }
+    }),
+  );
+  return (count / (performance.now() - start)) * 1000;
+}
+
+/** A bare node:http server whose handler is given; returns its base URL. */
+async function bareServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+function drainThen(req: IncomingMessage, fn: () => void): void {
+  req.on("data", () => {});
+  req.on("end", fn);
+}
+
+const bench: Benchmark = {
+  name: "apiserver/http",
+  async run(): Promise<Figure[]> {
+    const api = await startApiServer({ port: 0, server: { maxInFlight: 10_000 } });
+    const base = `${api.url}/api/v1/namespaces/default/configmaps`;
+    const figures: Figure[] = [];
+    try {
+      // Fixtures: 500 config maps for LIST, one for GET.
+      for (let i = 0; i < 500; i++) {
+        await call(base, "POST", JSON.stringify({ metadata: { name: `cm-${i}`, labels: { bench: "list" } }, data: { k: "v".repeat(64) } }));
+      }
+      const getBytes = (await call(`${base}/cm-0`, "GET")).text;
+      const listBytes = (await call(`${base}?labelSelector=bench%3Dlist`, "GET")).text;
+
+      // GET
+      const apiGet = await throughput(async () => {
+        await call(`${base}/cm-0`, "GET");
+      });
+      const bareGet = await bareServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(getBytes);
+      });
+      const ceilGet = await throughput(async () => {
+        await call(`${bareGet.url}/x`, "GET");
+      });
+      bareGet.server.close();
+      figures.push({ name: "GET one object", value: apiGet, unit: "req/s", peer: { name: "bare node:http, same bytes", value: ceilGet }, higherIsBetter: true, goal: "≥ 60% of the ceiling" });
+
+      // LIST 500
+      const apiList = await throughput(async () => {
+        await call(`${base}?labelSelector=bench%3Dlist`, "GET");
+      });
+      const bareList = await bareServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(listBytes);
+      });
+      const ceilList = await throughput(async () => {
+        await call(`${bareList.url}/x`, "GET");
+      });
+      bareList.server.close();
+      figures.push({ name: "LIST 500 objects", value: apiList, unit: "req/s", peer: { name: "bare node:http, same bytes", value: ceilList }, higherIsBetter: true });
+
+      // CREATE
+      const createdBody = (await call(base, "POST", JSON.stringify({ metadata: { name: "probe" }, data: { a: "b" } }))).text;
+      const apiCreate = await throughput(async (w, i) => {
+        const r = await call(`${api.url}/api/v1/namespaces/kube-public/configmaps`, "POST", JSON.stringify({ metadata: { name: `c-${w}-${i}` }, data: { a: "b" } }));
+        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
+      });
+      const bareCreate = await bareServer((req, res) =>
+        drainThen(req, () => {
+          res.writeHead(201, { "content-type": "application/json" });
+          res.end(createdBody);
+        }),
+      );
+      const ceilCreate = await throughput(async (w, i) => {
+        await call(`${bareCreate.url}/x`, "POST", JSON.stringify({ metadata: { name: `c-${w}-${i}` }, data: { a: "b" } }));
+      });
+      bareCreate.server.close();
+      figures.push({ name: "CREATE", value: apiCreate, unit: "req/s", peer: { name: "bare node:http, same bytes", value: ceilCreate }, higherIsBetter: true, goal: "≥ 5,000/s" });
+
+      // UPDATE: each worker owns one object and updates it with the resourceVersion it last saw.
+      const rvs: string[] = [];
+      for (let w = 0; w < CONCURRENCY; w++) {
+        const r = await call(base, "POST", JSON.stringify({ metadata: { name: `u-${w}` }, data: { n: "0" } }));
+        rvs[w] = JSON.parse(r.text).metadata.resourceVersion;
+      }
+      const apiUpdate = await throughput(async (w, i) => {
+        const r = await call(`${base}/u-${w}`, "PUT", JSON.stringify({ metadata: { name: `u-${w}`, resourceVersion: rvs[w] }, data: { n: String(i) } }));
+        if (r.status !== 200) throw new Error(`update failed: ${r.status} ${r.text}`);
+        rvs[w] = JSON.parse(r.text).metadata.resourceVersion;
+      });
+      const updatedBody = (await call(`${base}/u-0`, "GET")).text;
+      const bareUpdate = await bareServer((req, res) =>
+        drainThen(req, () => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(updatedBody);
+        }),
+      );
+      const ceilUpdate = await throughput(async (w, i) => {
+        await call(`${bareUpdate.url}/x`, "PUT", JSON.stringify({ metadata: { name: `u-${w}`, resourceVersion: rvs[w] }, data: { n: String(i) } }));
+      });
+      bareUpdate.server.close();
+      figures.push({ name: "UPDATE", value: apiUpdate, unit: "req/s", peer: { name: "bare node:http, same bytes", value: ceilUpdate }, higherIsBetter: true });
+
+      // Watch fan-out: 100 watchers, 1000 events.
+      figures.push(await fanOut(api.url));
+    } finally {
+      await api.stop();
+    }
+    return figures;
+  },
+};
+
+async function countFrames(url: string, expected: number, ready: () => void, signal: AbortSignal): Promise<void> {
+  const res = await request(url, { method: "GET", dispatcher: agent, signal });
+  ready();
+  let seen = 0;
+  for await (const chunk of res.body) {
+    const s = (chunk as Buffer).toString();
+    for (let i = s.indexOf('"type":"'); i !== -1; i = s.indexOf('"type":"', i + 1)) seen++;
+    if (seen >= expected) break;
+  }
+}
+
+async function fanOut(apiUrl: string): Promise<Figure> {
+  const WATCHERS = 100;
+  const EVENTS = 1000;
+  // An empty namespace: a watch without a resourceVersion then starts with no synthetic events.
+  const ns = "kube-node-lease";
+  // Embedded server: events delivered per second across all watchers.
+  const ac = new AbortController();
+  let readyCount = 0;
+  const watchers = Array.from({ length: WATCHERS }, () =>
+    countFrames(`${apiUrl}/api/v1/namespaces/${ns}/configmaps?watch=true`, EVENTS, () => readyCount++, ac.signal),
+  );
+  while (readyCount < WATCHERS) await new Promise((r) => setTimeout(r, 5));
+  const start = performance.now();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    writes.push(call(`${apiUrl}/api/v1/namespaces/${ns}/configmaps`, "POST", JSON.stringify({ metadata: { name: `f-${i}` }, data: { i: String(i) } })));
+    if (writes.length >= CONCURRENCY) await Promise.all(writes.splice(0));
+  }
+  await Promise.all(writes);
+  await Promise.all(watchers);
+  const apiRate = ((WATCHERS * EVENTS) / (performance.now() - start)) * 1000;
+  ac.abort();
+
+  // Ceiling: a bare server that receives the same POSTs and writes one pre-serialized frame per
+  // event to every open watch response.
+  const streams = new Set<ServerResponse>();
+  const frame = Buffer.from(`${JSON.stringify({ type: "ADDED", object: { kind: "ConfigMap", apiVersion: "v1", metadata: { name: "f", resourceVersion: "1" }, data: { i: "1" } } })}\n`);
+  const bare = await bareServer((req, res) => {
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.flushHeaders();
+      streams.add(res);
+      req.on("close", () => streams.delete(res));
+      return;
+    }
+    drainThen(req, () => {
+      for (const s of streams) s.write(frame);
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  });
+  const ac2 = new AbortController();
+  let ready2 = 0;
+  const w2 = Array.from({ length: WATCHERS }, () => countFrames(`${bare.url}/watch`, EVENTS, () => ready2++, ac2.signal));
+  while (ready2 < WATCHERS || streams.size < WATCHERS) await new Promise((r) => setTimeout(r, 5));
+  const start2 = performance.now();
+  const writes2: Promise<unknown>[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    writes2.push(call(`${bare.url}/x`, "POST", "{}"));
+    if (writes2.length >= CONCURRENCY) await Promise.all(writes2.splice(0));
+  }
+  await Promise.all(writes2);
+  await Promise.all(w2);
+  const ceilRate = ((WATCHERS * EVENTS) / (performance.now() - start2)) * 1000;
+  ac2.abort();
+  for (const s of streams) s.end();
+  bare.server.close();
+  return {
+    name: `watch fan-out (${WATCHERS} watchers × ${EVENTS} creates)`,
+    value: apiRate,
+    unit: "events/s",
+    peer: { name: "bare node:http, frames serialized once", value: ceilRate },
+    higherIsBetter: true,
+    goal: "≥ 50% of the ceiling",
+  };
+}
+
+export default bench;
