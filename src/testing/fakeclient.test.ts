@@ -261,3 +261,45 @@ describe("FakeClient patches and scale", () => {
     expect(((await c.get("web")).spec as { replicas: number }).replicas).toBe(5);
   });
 });
+
+describe("FakeClient mirrors server rules controllers depend on", () => {
+  it("status writes keep spec and labels but take annotations", async () => {
+    const fake = new FakeClient();
+    const c = fake.resource(deployments, "default");
+    const d = await c.create(dep("web", { app: "web" }));
+    const s = await c.updateStatus({
+      ...d,
+      metadata: { ...d.metadata, labels: { app: "changed" }, annotations: { "deployment.kubernetes.io/revision": "1" } },
+      spec: { replicas: 9 },
+      status: { observedGeneration: 1 },
+    });
+    expect(s.metadata?.labels).toEqual({ app: "web" });
+    expect(s.metadata?.annotations).toEqual({ "deployment.kubernetes.io/revision": "1" });
+    expect(s.spec).toEqual({ replicas: 1 });
+    expect(s.status).toEqual({ observedGeneration: 1 });
+  });
+
+  it("a changed metadata.uid is Invalid", async () => {
+    const fake = new FakeClient();
+    const c = fake.resource(deployments, "default");
+    const d = await c.create(dep("web"));
+    await expect(c.update({ ...d, metadata: { ...d.metadata, uid: "other" } })).rejects.toSatisfy(
+      (e: unknown) => e instanceof StatusError && e.code === 422 && e.message.includes("metadata.uid"),
+    );
+  });
+
+  it("Orphan and Foreground deletion leave the object with the matching finalizer", async () => {
+    const fake = new FakeClient();
+    const c = fake.resource(deployments, "default");
+    await c.create(dep("a"));
+    await c.create(dep("b"));
+    await c.create(dep("c"));
+    await c.delete("a", { propagationPolicy: "Orphan" });
+    await c.delete("b", { propagationPolicy: "Foreground" });
+    await c.delete("c", { propagationPolicy: "Background" });
+    expect((await c.get("a")).metadata?.finalizers).toEqual(["orphan"]);
+    expect((await c.get("b")).metadata?.finalizers).toEqual(["foregroundDeletion"]);
+    expect((await c.get("a")).metadata?.deletionTimestamp).toBeTruthy();
+    await expect(c.get("c")).rejects.toSatisfy(isNotFound);
+  });
+});

@@ -5,7 +5,10 @@
  * sample-controller's controller_test.go.
  *
  * Differences from a real server, on purpose: no defaulting, no validation, no generation bumps,
- * no garbage collection; deletion honours finalizers only. Server-side apply is refused with 415.
+ * no garbage collection. Like the server it refuses a changed metadata.uid (422), keeps spec and
+ * labels on status writes, and records Orphan/Foreground deletion as the orphan /
+ * foregroundDeletion finalizers (something else — a garbage collector — must remove them).
+ * Server-side apply is refused with 415.
  */
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
 import type { LabelSelector, Status } from "kubernetes-types/meta/v1.js";
@@ -57,6 +60,15 @@ export type ReactorResult = { handled: false } | { handled: true; error: unknown
 export type Reactor = (action: Action) => ReactorResult;
 
 const success: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" };
+
+/** The stored form after a status write: spec and labels from the old object, the rest from the new. */
+function keepSpecAndLabels(next: KubeObject, old: KubeObject): KubeObject {
+  const out: KubeObject = { ...next, metadata: { ...next.metadata, labels: old.metadata?.labels } };
+  if (old.spec === undefined) delete out.spec;
+  else out.spec = old.spec;
+  if (out.metadata && out.metadata.labels === undefined) delete out.metadata.labels;
+  return out;
+}
 
 /** Views a typed object as unstructured (every typed object is one). */
 function un(o: TypedObject): KubeObject {
@@ -252,14 +264,9 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
     );
     if (r.handled) return r.result as T;
     if (opts?.dryRun === "All") return deepCopy(obj);
-    // The status subresource changes status only; everything else stays as stored.
-    return this.tracker.update(this.resource, this.nsFor(un(obj)), un(obj), (next, old) => {
-      const out = deepCopy(old);
-      if (next.status === undefined) delete out.status;
-      else out.status = next.status;
-      out.metadata = { ...old.metadata, resourceVersion: next.metadata?.resourceVersion };
-      return out;
-    }) as unknown as T;
+    // As kube-apiserver's status strategies (e.g. Deployments'): spec and labels stay as stored,
+    // everything else (status, annotations) is taken from the request.
+    return this.tracker.update(this.resource, this.nsFor(un(obj)), un(obj), keepSpecAndLabels) as unknown as T;
   }
 
   async patch(name: string, type: PatchType, patch: unknown, opts?: PatchOptions): Promise<T> {
@@ -287,7 +294,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
     const patchedRV = next.metadata?.resourceVersion;
     if (!patchedRV) (next.metadata ??= {}).resourceVersion = current.metadata?.resourceVersion;
     if (opts?.subresource === "status") {
-      return this.tracker.update(this.resource, this.nsFor(), next, (n, old) => ({ ...old, status: n.status, metadata: { ...old.metadata, resourceVersion: n.metadata?.resourceVersion } })) as unknown as T;
+      return this.tracker.update(this.resource, this.nsFor(), next, keepSpecAndLabels) as unknown as T;
     }
     return this.tracker.update(this.resource, this.nsFor(), next) as unknown as T;
   }
@@ -296,7 +303,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
     const r = this.fake.invoke(this.action("delete", { name, options: opts }));
     if (r.handled) return r.result as T | Status;
     if (opts?.dryRun === "All") return this.tracker.get(this.resource, this.nsFor(), name) as unknown as T;
-    const { object, deleted } = this.tracker.delete(this.resource, this.nsFor(), name, opts?.preconditions);
+    const { object, deleted } = this.tracker.delete(this.resource, this.nsFor(), name, opts?.preconditions, opts?.propagationPolicy);
     return deleted ? { ...success, details: { name, group: this.resource.group, kind: this.resource.resource, uid: object.metadata?.uid } } : (object as unknown as T);
   }
 

@@ -147,6 +147,9 @@ export class ObjectTracker {
     if (meta.resourceVersion && meta.resourceVersion !== old.metadata?.resourceVersion) {
       throw StatusError.conflict(r, name, "the object has been modified; please apply your changes to the latest version and try again");
     }
+    if (meta.uid && meta.uid !== old.metadata?.uid) {
+      throw StatusError.invalid({ group: r.group, kind: r.kind }, name, [fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable")]);
+    }
     let next = deepCopy(input);
     if (mutate) next = mutate(next, deepCopy(old));
     const nm = (next.metadata ??= {});
@@ -179,6 +182,7 @@ export class ObjectTracker {
     namespace: string,
     name: string,
     preconditions?: { uid?: string; resourceVersion?: string },
+    propagationPolicy?: "Orphan" | "Background" | "Foreground",
   ): { object: KubeObject; deleted: boolean } {
     const b = this.bucket(resourceKey(r));
     const key = objectKey(r.namespaced ? namespace : "", name);
@@ -200,6 +204,11 @@ export class ObjectTracker {
     }
     const next = deepCopy(old);
     const meta = (next.metadata ??= {});
+    // As kube-apiserver records propagation: a finalizer the garbage collector acts on.
+    const policyFinalizer = propagationPolicy === "Orphan" ? "orphan" : propagationPolicy === "Foreground" ? "foregroundDeletion" : undefined;
+    if (policyFinalizer && !meta.deletionTimestamp && !(meta.finalizers ?? []).includes(policyFinalizer)) {
+      meta.finalizers = [...(meta.finalizers ?? []), policyFinalizer];
+    }
     if ((meta.finalizers ?? []).length > 0) {
       if (!meta.deletionTimestamp) {
         meta.deletionTimestamp = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
