@@ -9,3 +9,4 @@ export * from "./workqueue/index.js";
 export * from "./events/index.js";
 export * from "./leaderelection/index.js";
 export * from "./informers/index.js";
+export * from "./runtime/index.js";
