@@ -1,0 +1,453 @@
+/**
+ * The Deployment controller (upstream deployment_controller.go): event handlers that map
+ * Deployment, ReplicaSet and Pod changes to Deployment keys, and syncDeployment, the decision tree
+ * run for one key:
+ *
+ *   gone → nothing · empty selector → SelectingAll warning · unresolvable strategy → warning and
+ *   error, no write · claim ReplicaSets (adopt/release) · being deleted → status only ·
+ *   paused/resumed conditions · paused → scale + cleanup · rollback annotation → rollback ·
+ *   scaling event → proportional scale · otherwise Recreate or RollingUpdate, one step.
+ *
+ * The controller reads through listers and writes through the client; a sync works on a deep copy
+ * of the cached Deployment (with the API defaults filled in) and never modifies cached objects.
+ */
+import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { Clock } from "../../apimachinery/clock.js";
+import { realClock } from "../../apimachinery/clock.js";
+import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { isNotFound } from "../../apimachinery/errors.js";
+import { labelSelectorAsSelector, type Selector } from "../../apimachinery/labels.js";
+import { ObjectName } from "../../apimachinery/objectname.js";
+import { getControllerOf, isControlledBy } from "../../apimachinery/ownerrefs.js";
+import type { ResourceClientFactory } from "../../client/interfaces.js";
+import { builtin } from "../../client/typed.js";
+import type { EventRecorder } from "../../events/broadcaster.js";
+import type { SharedInformerFactory } from "../../informers/factory.js";
+import { objectFromDeletion } from "../../informers/handlers.js";
+import type { Lister } from "../../informers/lister.js";
+import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
+import { CONTROLLER_UID_INDEX, type DeletedFinalStateUnknown } from "../../informers/store.js";
+import { Controller, type ReconcileResult } from "../../runtime/controller.js";
+import { ControllerRefManager, recheckDeletionTimestamp } from "../../runtime/controllerrefmanager.js";
+import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import { DEPLOYMENT_GVK, INVALID_STRATEGY_REASON, RECREATE_STRATEGY, ROLLING_UPDATE_STRATEGY, SELECTING_ALL_REASON } from "./constants.js";
+import { asKube, keyOf, updateDeploymentStatus, type SyncContext } from "./context.js";
+import { withDeploymentDefaults } from "./defaults.js";
+import { hasNamespaceTerminatingCause, InvalidSelectorError, InvalidStrategyError } from "./errors.js";
+import { rolloutRecreate, type PodMap } from "./recreate.js";
+import { getDeploymentsForReplicaSet } from "./replicasets.js";
+import { getRollbackTo, rollback } from "./rollback.js";
+import { rolloutRolling } from "./rolling.js";
+import { checkPausedConditions, isScalingEvent, sync, syncStatusOnly } from "./sync.js";
+import { validateRollingUpdate } from "./validation.js";
+
+/**
+ * How many times a failing key is retried before it is dropped. With the default rate limiter
+ * (5ms·2^n) the retries are spread over about 3 minutes.
+ */
+export const DEPLOYMENT_MAX_RETRIES = 15;
+
+export interface DeploymentControllerOptions {
+  client: ResourceClientFactory;
+  /** Shared informers for deployments, replicasets and pods; the caller starts them. */
+  informers: SharedInformerFactory;
+  /** Where ScalingReplicaSet, SelectingAll, rollback and failure events go. */
+  recorder: EventRecorder;
+  clock?: Clock;
+  logger?: Logger;
+  /** Default number of workers for run() (5). */
+  workers?: number;
+}
+
+export class DeploymentController {
+  readonly controller: Controller;
+  readonly deploymentInformer: SharedIndexInformer<Deployment>;
+  readonly rsInformer: SharedIndexInformer<ReplicaSet>;
+  readonly podInformer: SharedIndexInformer<Pod>;
+  /** How the event handlers enqueue a Deployment; replaceable in tests (upstream's enqueueDeployment). */
+  enqueueDeployment: (d: Deployment) => void;
+
+  private readonly client: ResourceClientFactory;
+  private readonly recorder: EventRecorder;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly workers: number;
+  private readonly dLister: Lister<Deployment>;
+  private readonly rsLister: Lister<ReplicaSet>;
+  private readonly podLister: Lister<Pod>;
+
+  constructor(opts: DeploymentControllerOptions) {
+    this.client = opts.client;
+    this.recorder = opts.recorder;
+    this.clock = opts.clock ?? realClock;
+    this.logger = (opts.logger ?? defaultLogger()).child({ controller: "deployment" });
+    this.workers = opts.workers ?? 5;
+
+    this.deploymentInformer = opts.informers.forResource<Deployment>(builtin.deployments);
+    this.rsInformer = opts.informers.forResource<ReplicaSet>(builtin.replicaSets);
+    this.podInformer = opts.informers.forResource<Pod>(builtin.pods);
+    this.dLister = this.deploymentInformer.lister();
+    this.rsLister = this.rsInformer.lister();
+    this.podLister = this.podInformer.lister();
+
+    this.controller = new Controller({
+      name: "deployment",
+      reconcile: (key) => this.reconcile(key),
+      caches: [this.deploymentInformer, this.rsInformer, this.podInformer],
+      maxRetries: DEPLOYMENT_MAX_RETRIES,
+      clock: this.clock,
+      logger: this.logger,
+    });
+    this.enqueueDeployment = (d) => this.controller.enqueue(d);
+
+    this.deploymentInformer.addEventHandler({
+      onAdd: (d) => this.addDeployment(d),
+      onUpdate: (oldD, curD) => this.updateDeployment(oldD, curD),
+      onDelete: (obj) => this.deleteDeployment(obj),
+    });
+    this.rsInformer.addEventHandler({
+      onAdd: (rs) => this.addReplicaSet(rs),
+      onUpdate: (oldRS, curRS) => this.updateReplicaSet(oldRS, curRS),
+      onDelete: (obj) => this.deleteReplicaSet(obj),
+    });
+    this.podInformer.addEventHandler({
+      onDelete: (obj) => this.deletePod(obj),
+    });
+  }
+
+  /** The work queue of Deployment keys. */
+  get queue(): Controller["queue"] {
+    return this.controller.queue;
+  }
+
+  /** Runs `workers` workers until `signal` aborts, once the three caches have synced. */
+  run(signal: AbortSignal, workers = this.workers): Promise<void> {
+    return this.controller.run(signal, workers);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Event handlers
+
+  addDeployment(d: Deployment): void {
+    this.logger.debug({ deployment: keyOf(d) }, "Adding deployment");
+    this.enqueueDeployment(d);
+  }
+
+  updateDeployment(oldD: Deployment, curD: Deployment): void {
+    this.logger.debug({ deployment: keyOf(oldD) }, "Updating deployment");
+    this.enqueueDeployment(curD);
+  }
+
+  deleteDeployment(obj: Deployment | DeletedFinalStateUnknown<Deployment>): void {
+    const d = objectFromDeletion(obj);
+    if (!d) {
+      this.logger.error({ obj: String(obj) }, "couldn't get object from tombstone");
+      return;
+    }
+    this.logger.debug({ deployment: keyOf(d) }, "Deleting deployment");
+    this.enqueueDeployment(d);
+  }
+
+  /** A new ReplicaSet wakes its controller, or — an orphan — every Deployment that selects it. */
+  addReplicaSet(rs: ReplicaSet): void {
+    if (rs.metadata?.deletionTimestamp) {
+      // Seen at (re)start while already being deleted: treat as a deletion.
+      this.deleteReplicaSet(rs);
+      return;
+    }
+    const ref = getControllerOf(rs);
+    if (ref) {
+      const d = this.resolveControllerRef(rs.metadata?.namespace ?? "", ref);
+      if (!d) return;
+      this.logger.debug({ replicaSet: keyOf(rs) }, "ReplicaSet added");
+      this.enqueueDeployment(d);
+      return;
+    }
+    const ds = this.getDeploymentsForReplicaSet(rs);
+    if (ds.length === 0) return;
+    this.logger.debug({ replicaSet: keyOf(rs) }, "Orphan ReplicaSet added");
+    for (const d of ds) this.enqueueDeployment(d);
+  }
+
+  /**
+   * A changed ReplicaSet wakes its controller — the old one too when the controller reference
+   * changed — or, an orphan whose labels or reference changed, every Deployment that selects it.
+   * Resyncs (same resourceVersion) are ignored.
+   */
+  updateReplicaSet(oldRS: ReplicaSet, curRS: ReplicaSet): void {
+    if (curRS.metadata?.resourceVersion === oldRS.metadata?.resourceVersion) return;
+    const curRef = getControllerOf(curRS);
+    const oldRef = getControllerOf(oldRS);
+    const refChanged = !semanticEqual(curRef, oldRef);
+    if (refChanged && oldRef) {
+      const d = this.resolveControllerRef(oldRS.metadata?.namespace ?? "", oldRef);
+      if (d) this.enqueueDeployment(d);
+    }
+    if (curRef) {
+      const d = this.resolveControllerRef(curRS.metadata?.namespace ?? "", curRef);
+      if (!d) return;
+      this.logger.debug({ replicaSet: keyOf(curRS) }, "ReplicaSet updated");
+      this.enqueueDeployment(d);
+      return;
+    }
+    const labelsChanged = !semanticEqual(curRS.metadata?.labels ?? {}, oldRS.metadata?.labels ?? {});
+    if (labelsChanged || refChanged) {
+      const ds = this.getDeploymentsForReplicaSet(curRS);
+      if (ds.length === 0) return;
+      this.logger.debug({ replicaSet: keyOf(curRS) }, "Orphan ReplicaSet updated");
+      for (const d of ds) this.enqueueDeployment(d);
+    }
+  }
+
+  /** A deleted ReplicaSet wakes its controller; nobody cares about deleted orphans. */
+  deleteReplicaSet(obj: ReplicaSet | DeletedFinalStateUnknown<ReplicaSet>): void {
+    const rs = objectFromDeletion(obj);
+    if (!rs) {
+      this.logger.error({ obj: String(obj) }, "couldn't get object from tombstone");
+      return;
+    }
+    const ref = getControllerOf(rs);
+    if (!ref) return;
+    const d = this.resolveControllerRef(rs.metadata?.namespace ?? "", ref);
+    if (!d) return;
+    this.logger.debug({ replicaSet: keyOf(rs) }, "ReplicaSet deleted");
+    this.enqueueDeployment(d);
+  }
+
+  /** A deleted pod wakes a Recreate Deployment once none of its pods remain. */
+  deletePod(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
+    const pod = objectFromDeletion(obj);
+    if (!pod) {
+      this.logger.error({ obj: String(obj) }, "couldn't get object from tombstone");
+      return;
+    }
+    const d = this.getDeploymentForPod(pod);
+    if (!d) return;
+    this.logger.debug({ pod: keyOf(pod) }, "Pod deleted");
+    if (withDeploymentDefaults(deepCopy(d)).spec?.strategy?.type !== RECREATE_STRATEGY) return;
+    const rsList = this.rsLister
+      .namespace(d.metadata?.namespace ?? "")
+      .list()
+      .filter((rs) => isControlledBy(rs, d));
+    let podMap: PodMap;
+    try {
+      podMap = this.getPodMapForDeployment(d, rsList);
+    } catch {
+      return;
+    }
+    let numPods = 0;
+    for (const pods of podMap.values()) numPods += pods.length;
+    if (numPods === 0) this.enqueueDeployment(d);
+  }
+
+  /** The Deployment behind a pod: its controlling ReplicaSet's controlling Deployment. */
+  getDeploymentForPod(pod: Pod): Deployment | undefined {
+    const ref = getControllerOf(pod);
+    if (!ref || ref.kind !== "ReplicaSet") return undefined;
+    let rs: ReplicaSet;
+    try {
+      rs = this.rsLister.namespace(pod.metadata?.namespace ?? "").get(ref.name);
+    } catch {
+      return undefined;
+    }
+    if (rs.metadata?.uid !== ref.uid) return undefined;
+    const rsRef = getControllerOf(rs);
+    if (!rsRef) return undefined;
+    return this.resolveControllerRef(rs.metadata?.namespace ?? "", rsRef);
+  }
+
+  /** The Deployment a controller reference names, if it is in the cache with that UID and kind. */
+  resolveControllerRef(namespace: string, ref: OwnerReference): Deployment | undefined {
+    if (ref.kind !== DEPLOYMENT_GVK.kind) return undefined;
+    let d: Deployment;
+    try {
+      d = this.dLister.namespace(namespace).get(ref.name);
+    } catch {
+      return undefined;
+    }
+    return d.metadata?.uid === ref.uid ? d : undefined;
+  }
+
+  /** Deployments of the ReplicaSet's namespace whose selector matches it (for orphans). */
+  getDeploymentsForReplicaSet(rs: ReplicaSet): Deployment[] {
+    const ds = getDeploymentsForReplicaSet(this.dLister.namespace(rs.metadata?.namespace ?? "").list(), rs);
+    if (ds.length > 1) {
+      this.logger.debug(
+        { replicaSet: keyOf(rs), labels: rs.metadata?.labels, deployment: keyOf(ds[0]) },
+        "user error! more than one deployment is selecting replica set",
+      );
+    }
+    return ds;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sync
+
+  private async reconcile(key: ObjectName): Promise<ReconcileResult | void> {
+    try {
+      return await this.syncDeployment(key);
+    } catch (err) {
+      // A terminating namespace refuses every create: nothing to retry (upstream's handleErr).
+      if (hasNamespaceTerminatingCause(err)) {
+        this.logger.debug({ deployment: key.toString() }, "namespace is terminating; not retrying");
+        return;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Syncs one Deployment ("ns/name" or an ObjectName) and tells the work queue whether to come
+   * back: `requeueAfterMs` at the progress deadline of a rollout that shows no progress,
+   * `requeue` when that deadline has passed. Throws on failure (the caller retries).
+   */
+  async syncDeployment(key: string | ObjectName): Promise<ReconcileResult> {
+    const name = typeof key === "string" ? ObjectName.parse(key) : key;
+    const start = this.clock.now();
+    this.logger.debug({ deployment: name.toString() }, "Started syncing deployment");
+    try {
+      return await this.syncOne(name);
+    } finally {
+      this.logger.debug({ deployment: name.toString(), durationMs: this.clock.now() - start }, "Finished syncing deployment");
+    }
+  }
+
+  private async syncOne(name: ObjectName): Promise<ReconcileResult> {
+    let cached: Deployment;
+    try {
+      cached = this.dLister.namespace(name.namespace).get(name.name);
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.logger.debug({ deployment: name.toString() }, "Deployment has been deleted");
+        return {};
+      }
+      throw err;
+    }
+    const d = withDeploymentDefaults(deepCopy(cached));
+    const ctx = this.newContext();
+
+    if (d.spec?.selector && semanticEqual(d.spec.selector, {})) {
+      this.recorder.event(asKube(d), "Warning", SELECTING_ALL_REASON, "This deployment is selecting all pods. A non-empty selector is required.");
+      if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) {
+        (d.status ??= {}).observedGeneration = d.metadata?.generation;
+        try {
+          await updateDeploymentStatus(ctx, d);
+        } catch (err) {
+          this.logger.debug({ deployment: name.toString(), err: String(err) }, "Failed to record observedGeneration");
+        }
+      }
+      return {};
+    }
+
+    try {
+      validateRollingUpdate(d);
+    } catch (err) {
+      if (err instanceof InvalidStrategyError) {
+        this.recorder.event(asKube(d), "Warning", INVALID_STRATEGY_REASON, `Invalid rolling update strategy: ${err.field}: ${err.detail}`);
+      }
+      throw err;
+    }
+
+    const rsList = await this.getReplicaSetsForDeployment(d);
+    const podMap = this.getPodMapForDeployment(d, rsList);
+
+    if (d.metadata?.deletionTimestamp) {
+      await syncStatusOnly(ctx, d, rsList);
+      return ctx.result;
+    }
+    await checkPausedConditions(ctx, d);
+    if (d.spec?.paused) {
+      await sync(ctx, d, rsList);
+      return ctx.result;
+    }
+    // Rollback is not re-entrant: nothing else happens until the request is cleared.
+    if (getRollbackTo(d) !== undefined) {
+      await rollback(ctx, d, rsList);
+      return ctx.result;
+    }
+    if (await isScalingEvent(ctx, d, rsList)) {
+      await sync(ctx, d, rsList);
+      return ctx.result;
+    }
+    const type = d.spec?.strategy?.type;
+    switch (type) {
+      case RECREATE_STRATEGY:
+        await rolloutRecreate(ctx, d, rsList, podMap);
+        return ctx.result;
+      case ROLLING_UPDATE_STRATEGY:
+        await rolloutRolling(ctx, d, rsList);
+        return ctx.result;
+    }
+    throw new Error(`unexpected deployment strategy type: ${type ?? ""}`);
+  }
+
+  private newContext(): SyncContext {
+    return {
+      deployments: (ns) => this.client.resource<Deployment>(builtin.deployments, ns),
+      replicaSets: (ns) => this.client.resource<ReplicaSet>(builtin.replicaSets, ns),
+      rsLister: (ns) => this.rsLister.namespace(ns),
+      recorder: this.recorder,
+      clock: this.clock,
+      logger: this.logger,
+      result: {},
+      written: new Map(),
+    };
+  }
+
+  private selectorOf(d: Deployment): Selector {
+    try {
+      return labelSelectorAsSelector(d.spec?.selector);
+    } catch (err) {
+      throw new InvalidSelectorError(keyOf(d), err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /**
+   * The ReplicaSets this Deployment controls, after adopting matching orphans and releasing owned
+   * ones that no longer match (getReplicaSetsForDeployment). Adoption first re-reads the
+   * Deployment from the API, so a Deployment deleted meanwhile adopts nothing.
+   */
+  async getReplicaSetsForDeployment(d: Deployment): Promise<ReplicaSet[]> {
+    const ns = d.metadata?.namespace ?? "";
+    const rsList = this.rsLister.namespace(ns).list();
+    const selector = this.selectorOf(d);
+    const deployments = this.client.resource<Deployment>(builtin.deployments, ns);
+    const canAdopt = recheckDeletionTimestamp(() => deployments.get(d.metadata?.name ?? ""), d.metadata?.uid ?? "");
+    const cm = new ControllerRefManager<ReplicaSet>({
+      owner: d,
+      ownerGVK: DEPLOYMENT_GVK,
+      selector,
+      client: this.client.resource<ReplicaSet>(builtin.replicaSets, ns),
+      canAdopt,
+    });
+    return cm.claim(rsList);
+  }
+
+  /**
+   * The Deployment's pods grouped by controlling ReplicaSet UID (getPodMapForDeployment), from
+   * the pod cache's controller-UID index, limited to pods the Deployment's selector matches.
+   * Inactive pods are kept: Recreate must see every old pod that may still run.
+   */
+  getPodMapForDeployment(d: Deployment, rsList: readonly ReplicaSet[]): Map<string, Pod[]> {
+    const selector = this.selectorOf(d);
+    const ns = d.metadata?.namespace ?? "";
+    const indexer = this.podInformer.getIndexer();
+    const podMap = new Map<string, Pod[]>();
+    for (const rs of rsList) {
+      const uid = rs.metadata?.uid;
+      if (!uid || podMap.has(uid)) continue;
+      const pods = indexer
+        .byIndex(CONTROLLER_UID_INDEX, uid)
+        .filter((p) => (p.metadata?.namespace ?? "") === ns && selector.matches(p.metadata?.labels ?? {}));
+      podMap.set(uid, [...pods]);
+    }
+    return podMap;
+  }
+
+  /** The pods in the cache, for callers that want them (tests, diagnostics). */
+  listPods(namespace: string): readonly Pod[] {
+    return this.podLister.namespace(namespace).list();
+  }
+}
