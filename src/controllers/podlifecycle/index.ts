@@ -1,0 +1,22 @@
+/** The simulated kubelet and scheduler (kwok-style) for clusters without real nodes. */
+export { PodLifecycleSimulator, DEFAULT_DELAYS, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SPEED_FACTOR } from "./simulator.js";
+export type { PodLifecycleSimulatorOptions, PodLifecycleDelays, PodBinder } from "./simulator.js";
+export { detectFault, parseFault, faultFromImage, FAULT_ANNOTATION, InvalidFaultError } from "./faults.js";
+export type { Fault } from "./faults.js";
+export {
+  buildNode,
+  buildLease,
+  nodeStatus,
+  isSimulatedNode,
+  SIMULATED_ANNOTATION,
+  NODE_LEASE_NAMESPACE,
+  DEFAULT_NODE_CAPACITY,
+  DEFAULT_NODE_PREFIX,
+  KUBELET_VERSION,
+} from "./nodes.js";
+export type { NodeCapacity } from "./nodes.js";
+export { pickNode, podRequests, toleratesTaint } from "./scheduler.js";
+export type { NodeUsage, ScheduleResult, Resources } from "./scheduler.js";
+export { observeStage, assignedNode } from "./podstatus.js";
+export type { Stage } from "./podstatus.js";
+export { parseQuantity, InvalidQuantityError } from "./quantity.js";

@@ -1,0 +1,449 @@
+import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Node, Pod } from "kubernetes-types/core/v1.js";
+import { describe, expect, it } from "vitest";
+import { FakeClock } from "../../apimachinery/clock.js";
+import { StatusError } from "../../apimachinery/errors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import { builtin } from "../../client/typed.js";
+import { FakeRecorder } from "../../events/broadcaster.js";
+import { SharedInformerFactory } from "../../informers/factory.js";
+import { silentLogger } from "../../runtime/logging.js";
+import { FakeClient } from "../../testing/fakeclient.js";
+import { ReplicaSetController } from "../replicaset/replicaset.js";
+import { FAULT_ANNOTATION } from "./faults.js";
+import { observeStage } from "./podstatus.js";
+import { PodLifecycleSimulator, type PodLifecycleSimulatorOptions } from "./simulator.js";
+
+const zeroDelays = { schedule: 0, containerCreating: 0, running: 0, crashRunning: 0, crashBackOff: 0, crashBackOffMax: 0 };
+
+function setup(opts: Partial<PodLifecycleSimulatorOptions> = {}) {
+  const clock = new FakeClock();
+  const client = new FakeClient({ clock });
+  const informers = new SharedInformerFactory(client, { clock });
+  const recorder = new FakeRecorder();
+  const sim = new PodLifecycleSimulator({
+    client,
+    informers,
+    clock,
+    recorder,
+    logger: silentLogger(),
+    heartbeatIntervalMs: 0,
+    ...opts,
+    delays: { ...zeroDelays, ...opts.delays },
+  });
+  /** Makes the caches show what the fake API holds, as synced informers would. */
+  const refresh = () => {
+    sim.podInformer.indexer.replace(client.tracker.list(builtin.pods, "") as unknown as Pod[], "");
+    sim.nodeInformer.indexer.replace(client.tracker.list(builtin.nodes, "") as unknown as Node[], "");
+  };
+  const step = async (key: string) => {
+    const r = await sim.reconcile(key);
+    refresh();
+    return r;
+  };
+  const registerNodes = async () => {
+    for (const n of sim.nodeNames) await step(n);
+  };
+  const addPod = (pod: Pod) => {
+    client.tracker.create(builtin.pods, pod.metadata?.namespace ?? "default", pod as unknown as KubeObject);
+    refresh();
+  };
+  const getPod = (name: string) => client.tracker.get(builtin.pods, "default", name) as unknown as Pod;
+  /** Reconciles a pod until it asks to wait or nothing changes; returns the last result. */
+  const settle = async (key: string) => {
+    for (let i = 0; i < 20; i++) {
+      const before = client.writeActions().length;
+      const r = await step(key);
+      if (r.requeueAfterMs !== undefined || client.writeActions().length === before) return r;
+    }
+    throw new Error("did not settle");
+  };
+  return { clock, client, informers, recorder, sim, refresh, step, registerNodes, addPod, getPod, settle };
+}
+
+function newPod(name: string, extra: { nodeSelector?: Record<string, string>; cpu?: string; image?: string; annotations?: Record<string, string> } = {}): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default", ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: {
+      containers: [{ name: "app", image: extra.image ?? "nginx:1.27", ...(extra.cpu ? { resources: { requests: { cpu: extra.cpu } } } : {}) }],
+      ...(extra.nodeSelector ? { nodeSelector: extra.nodeSelector } : {}),
+      terminationGracePeriodSeconds: 30,
+    },
+    status: { phase: "Pending" },
+  };
+}
+
+describe("nodes", () => {
+  it("registers the simulated nodes, Ready, with capacity, addresses and nodeInfo", async () => {
+    const { client, registerNodes, sim } = setup();
+    await registerNodes();
+    const nodes = client.tracker.list(builtin.nodes, "") as unknown as Node[];
+    expect(nodes.map((n) => n.metadata?.name)).toEqual(["kubeloop-node-1", "kubeloop-node-2", "kubeloop-node-3"]);
+    const n = nodes[1];
+    expect(n.metadata?.annotations?.["kubeloop.dev/simulated"]).toBe("true");
+    expect(n.metadata?.labels?.["kubernetes.io/hostname"]).toBe("kubeloop-node-2");
+    expect(n.status?.capacity).toEqual({ cpu: "4", memory: "8Gi", pods: "110" });
+    expect(n.status?.allocatable).toEqual({ cpu: "4", memory: "8Gi", pods: "110" });
+    expect(n.status?.addresses).toEqual([
+      { type: "InternalIP", address: "172.18.0.2" },
+      { type: "Hostname", address: "kubeloop-node-2" },
+    ]);
+    expect(n.status?.nodeInfo?.kubeletVersion).toMatch(/^v1\.\d+/);
+    expect(n.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "True", reason: "KubeletReady" });
+    // Registered once: reconciling again writes nothing.
+    client.clearActions();
+    await registerNodes();
+    expect(client.writeActions()).toEqual([]);
+    expect(sim.nodeNames).toHaveLength(3);
+  });
+
+  it("repairs a simulated node marked NotReady, and leaves non-simulated nodes of the same name alone", async () => {
+    const { client, registerNodes, step, refresh } = setup({ nodes: 2 });
+    client.tracker.create(builtin.nodes, "", { apiVersion: "v1", kind: "Node", metadata: { name: "kubeloop-node-2" }, status: {} });
+    await registerNodes();
+    const n1 = client.tracker.get(builtin.nodes, "", "kubeloop-node-1") as unknown as Node;
+    client.tracker.update(builtin.nodes, "", {
+      ...(n1 as unknown as KubeObject),
+      status: { ...n1.status, conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown" }] },
+    });
+    refresh();
+    client.clearActions();
+    await step("kubeloop-node-1");
+    await step("kubeloop-node-2");
+    expect(client.writeActions().map((a) => `${a.verb} ${a.name} ${a.subresource ?? ""}`)).toEqual(["update kubeloop-node-1 status"]);
+    const repaired = client.tracker.get(builtin.nodes, "", "kubeloop-node-1") as unknown as Node;
+    expect(repaired.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+  });
+
+  it("renews leases in kube-node-lease and node heartbeats on the interval", async () => {
+    const { client, clock, sim, registerNodes, refresh } = setup({ nodes: 1, heartbeatIntervalMs: 10_000 });
+    await registerNodes();
+    await sim.heartbeat();
+    refresh();
+    const lease = client.tracker.get(builtin.leases, "kube-node-lease", "kubeloop-node-1") as unknown as Lease;
+    expect(lease.spec).toMatchObject({ holderIdentity: "kubeloop-node-1", leaseDurationSeconds: 40 });
+    expect(lease.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Node", name: "kubeloop-node-1" });
+    expect(client.tracker.get(builtin.namespaces, "", "kube-node-lease").metadata?.name).toBe("kube-node-lease");
+    const first = lease.spec?.renewTime;
+    clock.step(10_000);
+    await sim.heartbeat();
+    refresh();
+    const renewed = client.tracker.get(builtin.leases, "kube-node-lease", "kubeloop-node-1") as unknown as Lease;
+    expect(renewed.spec?.renewTime).not.toBe(first);
+    expect(Date.parse(renewed.spec?.renewTime ?? "") - Date.parse(first ?? "")).toBe(10_000);
+    const node = client.tracker.get(builtin.nodes, "", "kubeloop-node-1") as unknown as Node;
+    const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+    expect(Date.parse(ready?.lastHeartbeatTime ?? "")).toBe(Math.floor(clock.now() / 1000) * 1000);
+  });
+});
+
+describe("scheduling", () => {
+  it("honours nodeSelector", async () => {
+    const { registerNodes, addPod, step, getPod, recorder } = setup();
+    await registerNodes();
+    addPod(newPod("p", { nodeSelector: { "kubernetes.io/hostname": "kubeloop-node-2" } }));
+    await step("default/p");
+    expect(getPod("p").spec?.nodeName).toBe("kubeloop-node-2");
+    expect(recorder.events).toContain("Normal Scheduled Successfully assigned default/p to kubeloop-node-2");
+  });
+
+  it("reports pods nothing fits as Unschedulable, once", async () => {
+    const { client, registerNodes, addPod, step, getPod, recorder } = setup();
+    await registerNodes();
+    addPod(newPod("p", { nodeSelector: { disk: "ssd" } }));
+    await step("default/p");
+    const cond = getPod("p").status?.conditions?.find((c) => c.type === "PodScheduled");
+    expect(cond).toMatchObject({ status: "False", reason: "Unschedulable", message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector." });
+    expect(recorder.events).toEqual(["Warning FailedScheduling 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."]);
+    client.clearActions();
+    await step("default/p");
+    expect(client.writeActions()).toEqual([]);
+  });
+
+  it("respects capacity, spreads to the least loaded node, and retries when room frees up", async () => {
+    const { client, registerNodes, addPod, sim, refresh, step, getPod } = setup({ capacity: { cpu: "1" } });
+    await registerNodes();
+    for (const n of ["a", "b", "c", "d"]) addPod(newPod(n, { cpu: "600m" }));
+    // Decided without the cache catching up in between: the assumed placements count.
+    for (const n of ["a", "b", "c", "d"]) await sim.reconcile(`default/${n}`);
+    refresh();
+    const nodes = ["a", "b", "c"].map((n) => getPod(n).spec?.nodeName);
+    expect(new Set(nodes).size).toBe(3);
+    expect(getPod("d").spec?.nodeName).toBeUndefined();
+    expect(getPod("d").status?.conditions?.find((c) => c.type === "PodScheduled")?.message).toBe("0/3 nodes are available: 3 Insufficient cpu.");
+    // Free a node: the pending pod goes there.
+    const freed = getPod("b").spec?.nodeName;
+    client.tracker.delete(builtin.pods, "default", "b");
+    refresh();
+    await step("default/d");
+    expect(getPod("d").spec?.nodeName).toBe(freed);
+  });
+
+  it("counts pods against the node's pod capacity", async () => {
+    const { registerNodes, addPod, step, getPod } = setup({ nodes: 1, capacity: { pods: "1" } });
+    await registerNodes();
+    addPod(newPod("a"));
+    addPod(newPod("b"));
+    await step("default/a");
+    await step("default/b");
+    expect(getPod("a").spec?.nodeName).toBe("kubeloop-node-1");
+    expect(getPod("b").status?.conditions?.[0]?.message).toBe("0/1 nodes are available: 1 Too many pods.");
+  });
+
+  it("leaves pods for other schedulers, gated pods and pods on foreign nodes alone", async () => {
+    const { client, registerNodes, addPod, step } = setup();
+    await registerNodes();
+    const other = newPod("other");
+    addPod({ ...other, spec: { ...other.spec!, schedulerName: "my-scheduler" } });
+    const gated = newPod("gated");
+    addPod({ ...gated, spec: { ...gated.spec!, schedulingGates: [{ name: "wait" }] } });
+    const foreign = newPod("foreign");
+    addPod({ ...foreign, spec: { ...foreign.spec!, nodeName: "real-node" } });
+    client.clearActions();
+    for (const n of ["other", "gated", "foreign"]) await step(`default/${n}`);
+    expect(client.writeActions()).toEqual([]);
+  });
+
+  it("falls back to status placement when the server refuses spec.nodeName updates", async () => {
+    const { client, registerNodes, addPod, settle, getPod, sim } = setup({ nodes: 1 });
+    await registerNodes();
+    client.prependReactor("update", "pods", (a) =>
+      a.subresource === undefined ? { handled: true, error: StatusError.invalid({ group: "", kind: "Pod" }, a.name ?? "", []) } : { handled: false },
+    );
+    addPod(newPod("p"));
+    await settle("default/p");
+    const pod = getPod("p");
+    expect(sim.placement).toBe("status");
+    expect(pod.spec?.nodeName).toBeUndefined();
+    expect(pod.status?.nominatedNodeName).toBe("kubeloop-node-1");
+    expect(pod.status).toMatchObject({ phase: "Running", hostIP: "172.18.0.1", podIP: "10.244.1.2" });
+    expect(observeStage(pod)).toBe("Ready");
+  });
+});
+
+describe("pod phases", () => {
+  it("walks Pending → ContainerCreating → Running/Ready after the configured delays", async () => {
+    const { clock, registerNodes, addPod, step, getPod } = setup({ delays: { schedule: 100, containerCreating: 200, running: 300 } });
+    await registerNodes();
+    addPod(newPod("p"));
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 100 });
+    clock.step(100);
+    await step("default/p");
+    const node = getPod("p").spec?.nodeName;
+    expect(node).toBe("kubeloop-node-1");
+
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 200 });
+    clock.step(200);
+    await step("default/p");
+    let pod = getPod("p");
+    expect(pod.status?.phase).toBe("Pending");
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ name: "app", ready: false, started: false, restartCount: 0, state: { waiting: { reason: "ContainerCreating" } } });
+    expect(pod.status?.hostIP).toBe("172.18.0.1");
+    expect(pod.status?.conditions?.find((c) => c.type === "PodScheduled")?.status).toBe("True");
+
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 300 });
+    clock.step(300);
+    await step("default/p");
+    pod = getPod("p");
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.podIP).toBe("10.244.1.2");
+    expect(pod.status?.podIPs).toEqual([{ ip: "10.244.1.2" }]);
+    expect(pod.status?.hostIPs).toEqual([{ ip: "172.18.0.1" }]);
+    const cs = pod.status?.containerStatuses?.[0];
+    expect(cs).toMatchObject({ ready: true, started: true, restartCount: 0, image: "nginx:1.27" });
+    expect(cs?.imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    expect(cs?.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+    expect(cs?.state?.running?.startedAt).toBeDefined();
+    const types = Object.fromEntries((pod.status?.conditions ?? []).map((c) => [c.type, c.status]));
+    expect(types).toEqual({ PodReadyToStartContainers: "True", Initialized: "True", Ready: "True", ContainersReady: "True", PodScheduled: "True" });
+    const ready = pod.status?.conditions?.find((c) => c.type === "Ready");
+    expect(Date.parse(ready?.lastTransitionTime ?? "")).toBe(Math.floor(clock.now() / 1000) * 1000);
+    // Steady state.
+    expect(await step("default/p")).toEqual({});
+  });
+
+  it("gives pods on the same node distinct IPs", async () => {
+    const { registerNodes, addPod, settle, getPod } = setup({ nodes: 1 });
+    await registerNodes();
+    addPod(newPod("a"));
+    addPod(newPod("b"));
+    await settle("default/a");
+    await settle("default/b");
+    expect([getPod("a").status?.podIP, getPod("b").status?.podIP]).toEqual(["10.244.1.2", "10.244.1.3"]);
+  });
+
+  it("never-ready: runs but never becomes ready (annotation)", async () => {
+    const { registerNodes, addPod, settle, getPod } = setup();
+    await registerNodes();
+    addPod(newPod("p", { annotations: { [FAULT_ANNOTATION]: "never-ready" } }));
+    await settle("default/p");
+    const pod = getPod("p");
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ ready: false, started: true });
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady" });
+  });
+
+  it("crash-loop: restartCount grows through CrashLoopBackOff with doubling back-off (image name)", async () => {
+    const { clock, registerNodes, addPod, step, settle, getPod, recorder } = setup({ delays: { crashRunning: 1000, crashBackOff: 2000, crashBackOffMax: 5000 } });
+    await registerNodes();
+    addPod(newPod("p", { image: "example/crashloop:1" }));
+    expect(await settle("default/p")).toEqual({ requeueAfterMs: 1000 });
+    let pod = getPod("p");
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ ready: false, started: true, restartCount: 0 });
+
+    clock.step(1000);
+    expect(await settle("default/p")).toEqual({ requeueAfterMs: 2000 });
+    pod = getPod("p");
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ ready: false, restartCount: 1, state: { waiting: { reason: "CrashLoopBackOff" } } });
+    expect(pod.status?.containerStatuses?.[0].lastState?.terminated).toMatchObject({ exitCode: 1, reason: "Error" });
+    expect(recorder.events).toContain("Warning BackOff Back-off restarting failed container");
+
+    clock.step(2000); // restarted, runs 1 s, crashes again
+    expect(await step("default/p")).toEqual({});
+    expect(getPod("p").status?.containerStatuses?.[0].state?.running).toBeDefined();
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 1000 });
+    clock.step(1000);
+    expect(await settle("default/p")).toEqual({ requeueAfterMs: 4000 });
+    expect(getPod("p").status?.containerStatuses?.[0].restartCount).toBe(2);
+  });
+
+  it("fail-after: ready, then Failed after the given seconds", async () => {
+    const { clock, registerNodes, addPod, settle, getPod } = setup();
+    await registerNodes();
+    addPod(newPod("p", { annotations: { [FAULT_ANNOTATION]: "fail-after=5" } }));
+    expect(await settle("default/p")).toEqual({ requeueAfterMs: 5000 });
+    expect(observeStage(getPod("p"))).toBe("Ready");
+    clock.step(5000);
+    await settle("default/p");
+    const pod = getPod("p");
+    expect(pod.status?.phase).toBe("Failed");
+    expect(pod.status?.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 1, reason: "Error" });
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("False");
+  });
+
+  it("fail-after from the image name, and invalid annotations are ignored", async () => {
+    const { clock, registerNodes, addPod, settle, getPod } = setup();
+    await registerNodes();
+    addPod(newPod("img", { image: "example/app:fail-after-2s" }));
+    expect(await settle("default/img")).toEqual({ requeueAfterMs: 2000 });
+    clock.step(2000);
+    await settle("default/img");
+    expect(getPod("img").status?.phase).toBe("Failed");
+    addPod(newPod("bad", { annotations: { [FAULT_ANNOTATION]: "explode" } }));
+    await settle("default/bad");
+    expect(observeStage(getPod("bad"))).toBe("Ready");
+  });
+});
+
+describe("graceful deletion", () => {
+  it("deletes a terminating pod with grace 0 after terminationGracePeriodSeconds × speedFactor", async () => {
+    const { client, clock, registerNodes, addPod, settle, step, refresh, recorder } = setup({ speedFactor: 0.1 });
+    await registerNodes();
+    addPod(newPod("p"));
+    await settle("default/p");
+    // Mark it terminating as the API server does (deletionTimestamp + grace), bypassing the fake's delete.
+    const pod = client.tracker.get(builtin.pods, "default", "p");
+    client.tracker.delete(builtin.pods, "default", "p");
+    client.tracker.create(builtin.pods, "default", {
+      ...pod,
+      metadata: { ...pod.metadata, resourceVersion: undefined, deletionTimestamp: new Date(clock.now() + 30_000).toISOString(), deletionGracePeriodSeconds: 30 },
+    });
+    refresh();
+    client.clearActions();
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 3000 });
+    clock.step(2999);
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 1 });
+    expect(client.writeActions()).toEqual([]);
+    clock.step(1);
+    await step("default/p");
+    const del = client.writeActions();
+    expect(del).toHaveLength(1);
+    expect(del[0]).toMatchObject({ verb: "delete", name: "p", options: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } } });
+    expect(client.tracker.list(builtin.pods, "default")).toEqual([]);
+    expect(recorder.events).toContain("Normal Killing Stopping container app");
+  });
+});
+
+describe("run", () => {
+  async function until(clock: FakeClock, cond: () => boolean, maxSteps = 200): Promise<void> {
+    for (let i = 0; i < maxSteps && !cond(); i++) await clock.advance(50);
+    if (!cond()) throw new Error("condition not reached");
+  }
+
+  it("with heartbeats off, writes nothing once pods are running", async () => {
+    const clock = new FakeClock();
+    const client = new FakeClient({ clock });
+    const informers = new SharedInformerFactory(client, { clock });
+    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
+    client.seed(builtin.pods, newPod("a") as unknown as KubeObject, newPod("b") as unknown as KubeObject);
+    const ac = new AbortController();
+    informers.start(ac.signal);
+    const done = sim.run(ac.signal, 2);
+    const running = () => (client.tracker.list(builtin.pods, "default") as unknown as Pod[]).every((p) => observeStage(p) === "Ready");
+    await until(clock, running);
+    expect(client.tracker.list(builtin.nodes, "")).toHaveLength(3);
+    client.clearActions();
+    for (let i = 0; i < 20; i++) await clock.advance(30_000);
+    expect(client.writeActions()).toEqual([]);
+    ac.abort();
+    await done;
+    await informers.shutdown();
+  });
+
+  it("with heartbeats on, renews leases every interval", async () => {
+    const clock = new FakeClock();
+    const client = new FakeClient({ clock });
+    const informers = new SharedInformerFactory(client, { clock });
+    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), nodes: 2, heartbeatIntervalMs: 10_000 });
+    const ac = new AbortController();
+    informers.start(ac.signal);
+    const done = sim.run(ac.signal, 1);
+    await until(clock, () => client.tracker.list(builtin.nodes, "").length === 2);
+    client.clearActions();
+    await clock.advance(10_000);
+    await clock.advance(10_000);
+    const leaseWrites = client.writeActions().filter((a) => a.resource === "leases");
+    // First tick creates both leases, the second renews them.
+    expect(leaseWrites.map((a) => a.verb)).toEqual(["create", "create", "update", "update"]);
+    expect(client.writeActions().filter((a) => a.resource === "nodes" && a.subresource === "status")).toHaveLength(4);
+    ac.abort();
+    await done;
+    await informers.shutdown();
+  });
+
+  it("runs a ReplicaSet's pods to Ready together with the ReplicaSet controller", async () => {
+    const clock = new FakeClock();
+    const client = new FakeClient({ clock });
+    const informers = new SharedInformerFactory(client, { clock });
+    const recorder = new FakeRecorder();
+    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
+    const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger() });
+    const rs: ReplicaSet = {
+      apiVersion: "apps/v1",
+      kind: "ReplicaSet",
+      metadata: { name: "web", namespace: "default", generation: 1 },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
+      },
+    };
+    client.seed(builtin.replicaSets, rs as unknown as KubeObject);
+    const ac = new AbortController();
+    informers.start(ac.signal);
+    const done = Promise.all([sim.run(ac.signal, 2), rsc.run(ac.signal, 2)]);
+    const rsNow = () => client.tracker.get(builtin.replicaSets, "default", "web") as unknown as ReplicaSet;
+    await until(clock, () => rsNow().status?.availableReplicas === 3);
+    const pods = client.tracker.list(builtin.pods, "default") as unknown as Pod[];
+    expect(pods).toHaveLength(3);
+    expect(new Set(pods.map((p) => p.spec?.nodeName)).size).toBe(3);
+    expect(rsNow().status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 });
+    ac.abort();
+    await done;
+    await informers.shutdown();
+  });
+});

@@ -1,0 +1,678 @@
+/**
+ * PodLifecycleSimulator: a kwok-style simulated kubelet (and a tiny scheduler) for clusters
+ * without real nodes — the embedded API server above all.
+ *
+ * It keeps `nodes` fake nodes registered and healthy, binds pending pods to the least loaded node
+ * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault), and
+ * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
+ * has passed, scaled by `speedFactor`).
+ *
+ * Level-triggered: every decision is made from the pod as the informer shows it; the only private
+ * state is (a) when the pod was first seen in its current stage (for delays), (b) scheduling and
+ * pod-IP choices not yet visible in the cache (so two pods never take the same last slot or IP),
+ * and (c) the resourceVersion a write was based on, so a reconcile that runs before the informer
+ * has delivered our own write does not act on the stale copy. All timing uses the injected Clock.
+ *
+ * Binding: upstream binds through the `pods/binding` subresource. The client contract has no way
+ * to POST to a subresource, and an update of spec.nodeName is refused by pod update validation
+ * (kube-apiserver and the embedded server alike). So, with `placement: "auto"` (the default) the
+ * simulator tries the update (which a FakeClient or a permissive server accepts) and, when the
+ * server refuses it (422/405), switches to *status placement*: the node goes into
+ * status.nominatedNodeName with PodScheduled=True and the pod runs there with that node's hostIP,
+ * while spec.nodeName stays empty. A `binder` function can be given to bind another way (e.g. a
+ * real pods/binding POST).
+ */
+import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Node, ObjectReference, Pod, PodStatus } from "kubernetes-types/core/v1.js";
+import type { Registry } from "prom-client";
+import type { Clock } from "../../apimachinery/clock.js";
+import { realClock } from "../../apimachinery/clock.js";
+import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { isAlreadyExists, isConflict, isInvalid, isMethodNotSupported, isNotFound } from "../../apimachinery/errors.js";
+import { metaNamespaceKey, ObjectName } from "../../apimachinery/objectname.js";
+import type { ResourceClient, ResourceClientFactory } from "../../client/interfaces.js";
+import { builtin } from "../../client/typed.js";
+import type { EventRecorder } from "../../events/broadcaster.js";
+import type { SharedInformerFactory } from "../../informers/factory.js";
+import { objectFromDeletion } from "../../informers/handlers.js";
+import type { Lister } from "../../informers/lister.js";
+import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
+import { Controller, type ReconcileResult } from "../../runtime/controller.js";
+import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import { detectFault, type Fault } from "./faults.js";
+import {
+  buildLease,
+  buildNode,
+  DEFAULT_NODE_CAPACITY,
+  DEFAULT_NODE_PREFIX,
+  formatMicroTime,
+  isSimulatedNode,
+  NODE_LEASE_NAMESPACE,
+  nodeInternalIP,
+  nodeNeedsRepair,
+  nodeStatus,
+  type NodeCapacity,
+} from "./nodes.js";
+import {
+  assignedNode,
+  containerCreatingStatus,
+  crashLoopStatus,
+  failedStatus,
+  observeStage,
+  placedStatus,
+  readySince,
+  runningStatus,
+  unschedulableStatus,
+  type Stage,
+} from "./podstatus.js";
+import { pickNode, podRequests, type NodeUsage, type Resources } from "./scheduler.js";
+
+/** Delays between stages, in milliseconds. */
+export interface PodLifecycleDelays {
+  /** Pending and unscheduled → bound to a node. */
+  schedule: number;
+  /** Bound → ContainerCreating. */
+  containerCreating: number;
+  /** ContainerCreating → Running (and Ready, unless a fault says otherwise). */
+  running: number;
+  /** crash-loop: how long a (re)started container runs before it exits. */
+  crashRunning: number;
+  /** crash-loop: the first back-off; doubles with each restart up to crashBackOffMax. */
+  crashBackOff: number;
+  crashBackOffMax: number;
+}
+
+export const DEFAULT_DELAYS: Readonly<PodLifecycleDelays> = Object.freeze({
+  schedule: 50,
+  containerCreating: 100,
+  running: 300,
+  crashRunning: 1000,
+  crashBackOff: 2000,
+  crashBackOffMax: 30_000,
+});
+
+/** The kubelet's lease renew interval (seconds 10). */
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
+/** Graceful deletions take terminationGracePeriodSeconds × this (default 0.1: 30 s → 3 s). */
+export const DEFAULT_SPEED_FACTOR = 0.1;
+
+export type PodBinder = (pod: Pod, nodeName: string, signal?: AbortSignal) => Promise<void>;
+
+export interface PodLifecycleSimulatorOptions {
+  client: ResourceClientFactory;
+  /** Shared informers; the caller starts them. Pods (all namespaces) and nodes are used. */
+  informers: SharedInformerFactory;
+  clock?: Clock;
+  logger?: Logger;
+  /** Records Scheduled, FailedScheduling, Started, BackOff and Killing events when given. */
+  recorder?: EventRecorder;
+  /** How many nodes to simulate (default 3), named `${nodeNamePrefix}1` … */
+  nodes?: number;
+  nodeNamePrefix?: string;
+  capacity?: Partial<NodeCapacity>;
+  /** Lease renewal and node status heartbeat interval; 0 turns heartbeats off (default 10 000). */
+  heartbeatIntervalMs?: number;
+  delays?: Partial<PodLifecycleDelays>;
+  /** Scales graceful-deletion grace periods (default 0.1). */
+  speedFactor?: number;
+  /** Schedule pending pods (default true). Turn off where a real scheduler runs. */
+  schedule?: boolean;
+  /** How pods get their node: try an update of spec.nodeName, then status ("auto", default). */
+  placement?: "auto" | "bind" | "status";
+  /** Where the controller's workqueue and reconcile metrics go (default: prom-client's global registry). */
+  registry?: Registry;
+  /** Binds a pod some other way (replaces the spec.nodeName update). */
+  binder?: PodBinder;
+}
+
+interface StageRecord {
+  uid: string;
+  stage: Stage | "Terminating";
+  since: number;
+}
+
+const DEFAULT_SCHEDULER = "default-scheduler";
+
+export class PodLifecycleSimulator {
+  readonly controller: Controller;
+  readonly nodeNames: readonly string[];
+  readonly podInformer: SharedIndexInformer<Pod>;
+  readonly nodeInformer: SharedIndexInformer<Node>;
+  readonly delays: Readonly<PodLifecycleDelays>;
+  readonly speedFactor: number;
+  readonly heartbeatIntervalMs: number;
+
+  private readonly client: ResourceClientFactory;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly recorder?: EventRecorder;
+  private readonly capacity: NodeCapacity;
+  private readonly scheduleEnabled: boolean;
+  private readonly binder?: PodBinder;
+  private readonly placementOption: "auto" | "bind" | "status";
+  private placementMode: "bind" | "status";
+  private readonly podLister: Lister<Pod>;
+  private readonly nodeLister: Lister<Node>;
+  private readonly nodeIndex = new Map<string, number>();
+
+  /** Per pod key: the stage it was first seen in, and when. */
+  private readonly stages = new Map<string, StageRecord>();
+  /** Per pod key: the resourceVersion our in-flight or unobserved write was based on. */
+  private readonly pendingRV = new Map<string, string>();
+  /** Per pod key: nodes chosen whose binding the cache does not show yet. */
+  private readonly assumed = new Map<string, { uid: string; node: string; requests: Resources }>();
+  /** Per pod key: pod IPs handed out (released when the pod goes away). */
+  private readonly ips = new Map<string, { uid: string; node: string; ip: string }>();
+  private readonly ipCursor = new Map<string, number>();
+  /** Pods that did not fit anywhere: retried when pods go away or nodes change. */
+  private readonly unschedulable = new Set<string>();
+  private readonly leases = new Map<string, Lease>();
+  private leaseNamespaceReady = false;
+  private warnedForeignNode = new Set<string>();
+
+  constructor(opts: PodLifecycleSimulatorOptions) {
+    this.client = opts.client;
+    this.clock = opts.clock ?? realClock;
+    this.logger = (opts.logger ?? defaultLogger()).child({ controller: "podlifecycle" });
+    this.recorder = opts.recorder;
+    this.capacity = { ...DEFAULT_NODE_CAPACITY, ...opts.capacity };
+    this.delays = Object.freeze({ ...DEFAULT_DELAYS, ...opts.delays });
+    this.speedFactor = opts.speedFactor ?? DEFAULT_SPEED_FACTOR;
+    this.heartbeatIntervalMs = opts.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS;
+    this.scheduleEnabled = opts.schedule ?? true;
+    this.binder = opts.binder;
+    this.placementOption = opts.placement ?? "auto";
+    this.placementMode = this.placementOption === "status" ? "status" : "bind";
+    const count = opts.nodes ?? 3;
+    const prefix = opts.nodeNamePrefix ?? DEFAULT_NODE_PREFIX;
+    this.nodeNames = Object.freeze(Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`));
+    this.nodeNames.forEach((n, i) => this.nodeIndex.set(n, i));
+
+    this.podInformer = opts.informers.forResource<Pod>(builtin.pods);
+    this.nodeInformer = opts.informers.forResource<Node>(builtin.nodes);
+    this.podLister = this.podInformer.lister();
+    this.nodeLister = this.nodeInformer.lister();
+
+    this.podInformer.addEventHandler({
+      onAdd: (pod) => this.controller.enqueue(pod),
+      onUpdate: (_old, pod) => this.controller.enqueue(pod),
+      onDelete: (obj) => {
+        const pod = objectFromDeletion(obj);
+        if (!pod) return;
+        this.forget(metaNamespaceKey(pod));
+        this.retryUnschedulable();
+      },
+    });
+    this.nodeInformer.addEventHandler({
+      onAdd: (node) => this.onNodeEvent(node, true),
+      onUpdate: (old, node) => this.onNodeEvent(node, isSimulatedNode(old) !== isSimulatedNode(node)),
+      onDelete: (obj) => {
+        const node = objectFromDeletion(obj);
+        if (node) this.onNodeEvent(node, true);
+      },
+    });
+
+    this.controller = new Controller({
+      name: "podlifecycle",
+      reconcile: async (key) => this.reconcile(key.toString()),
+      caches: [this.podInformer, this.nodeInformer],
+      clock: this.clock,
+      logger: this.logger,
+      registry: opts.registry,
+    });
+  }
+
+  /** Whether status placement is in use (the server refused spec.nodeName updates). */
+  get placement(): "bind" | "status" {
+    return this.placementMode;
+  }
+
+  /** Registers the nodes, runs `workers` workers and the heartbeat loop until `signal` aborts. */
+  async run(signal: AbortSignal, workers = 4): Promise<void> {
+    for (const name of this.nodeNames) this.controller.enqueue(name);
+    await Promise.all([this.controller.run(signal, workers), this.heartbeatLoop(signal)]);
+  }
+
+  /** One reconcile: a node name ("kubeloop-node-1") or a pod key ("ns/name"). */
+  async reconcile(key: string): Promise<ReconcileResult> {
+    const name = ObjectName.parse(key);
+    if (name.namespace === "") return this.reconcileNode(name.name);
+    return this.reconcilePod(key, name);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Nodes
+
+  /**
+   * A node changed: repair it if it is ours, retry pods that did not fit, and — when the node
+   * appeared, went away or changed hands — look again at the pods placed on it.
+   */
+  private onNodeEvent(node: Node, podsToo: boolean): void {
+    const name = node.metadata?.name ?? "";
+    if (!this.nodeIndex.has(name)) return;
+    this.controller.enqueue(name);
+    this.retryUnschedulable();
+    if (podsToo) for (const p of this.podLister.list()) if (assignedNode(p) === name) this.controller.enqueue(p);
+  }
+
+  private nodesClient(): ResourceClient<Node> {
+    return this.client.resource<Node>(builtin.nodes);
+  }
+
+  private getNode(name: string): Node | undefined {
+    try {
+      return this.nodeLister.get(name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private isOurNode(name: string | undefined): boolean {
+    if (!name || !this.nodeIndex.has(name)) return false;
+    return isSimulatedNode(this.getNode(name));
+  }
+
+  private async reconcileNode(name: string): Promise<ReconcileResult> {
+    const index = this.nodeIndex.get(name);
+    if (index === undefined) return {};
+    const node = this.getNode(name);
+    const now = this.clock.now();
+    if (!node) {
+      try {
+        await this.nodesClient().create(buildNode(name, index, this.capacity, now));
+        this.logger.info({ node: name }, "Registered simulated node");
+      } catch (err) {
+        // Someone registered it meanwhile: look again once the informer shows it.
+        if (isAlreadyExists(err)) return { requeue: true };
+        throw err;
+      }
+      return {};
+    }
+    if (!isSimulatedNode(node)) {
+      if (!this.warnedForeignNode.has(name)) {
+        this.warnedForeignNode.add(name);
+        this.logger.warn({ node: name }, "A node of this name exists and is not simulated; leaving it alone");
+      }
+      return {};
+    }
+    if (nodeNeedsRepair(node, this.capacity)) {
+      await this.nodesClient().updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, now, node.status) });
+    }
+    return {};
+  }
+
+  private async heartbeatLoop(signal: AbortSignal): Promise<void> {
+    if (this.heartbeatIntervalMs <= 0) return;
+    if (!(await this.nodeInformer.waitForSync(signal))) return;
+    while (!signal.aborted) {
+      try {
+        await this.clock.sleep(this.heartbeatIntervalMs, signal);
+      } catch {
+        return;
+      }
+      await this.heartbeat();
+    }
+  }
+
+  /** Renews every simulated node's Lease and Ready heartbeat once. Errors are logged, not thrown. */
+  async heartbeat(): Promise<void> {
+    for (const name of this.nodeNames) {
+      const node = this.getNode(name);
+      if (!node || !isSimulatedNode(node)) continue;
+      try {
+        await this.renewLease(node);
+      } catch (err) {
+        this.logger.warn({ node: name, err }, "Failed to renew node lease");
+      }
+      try {
+        const index = this.nodeIndex.get(name) ?? 0;
+        await this.nodesClient().updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, this.clock.now(), node.status) });
+      } catch (err) {
+        this.logger.warn({ node: name, err }, "Failed to update node status heartbeat");
+      }
+    }
+  }
+
+  private async ensureLeaseNamespace(): Promise<void> {
+    if (this.leaseNamespaceReady) return;
+    const ns = this.client.resource(builtin.namespaces);
+    try {
+      await ns.get(NODE_LEASE_NAMESPACE);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await ns.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: NODE_LEASE_NAMESPACE } });
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+      }
+    }
+    this.leaseNamespaceReady = true;
+  }
+
+  private async renewLease(node: Node): Promise<void> {
+    const name = node.metadata?.name ?? "";
+    const leases = this.client.resource<Lease>(builtin.leases, NODE_LEASE_NAMESPACE);
+    await this.ensureLeaseNamespace();
+    let lease = this.leases.get(name);
+    if (!lease) {
+      try {
+        lease = await leases.get(name);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        this.leases.set(name, await leases.create(buildLease(node, this.clock.now())));
+        return;
+      }
+    }
+    const next = deepCopy(lease);
+    next.spec = { ...next.spec, holderIdentity: name, leaseDurationSeconds: next.spec?.leaseDurationSeconds ?? 40, renewTime: formatMicroTime(this.clock.now()) };
+    try {
+      this.leases.set(name, await leases.update(next));
+    } catch (err) {
+      // Read it again next time.
+      this.leases.delete(name);
+      if (!isConflict(err)) throw err;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Pods
+
+  private podsClient(namespace: string): ResourceClient<Pod> {
+    return this.client.resource<Pod>(builtin.pods, namespace);
+  }
+
+  private forget(key: string): void {
+    this.stages.delete(key);
+    this.pendingRV.delete(key);
+    this.assumed.delete(key);
+    this.ips.delete(key);
+    this.unschedulable.delete(key);
+  }
+
+  private retryUnschedulable(): void {
+    for (const key of this.unschedulable) this.controller.enqueue(key);
+  }
+
+  /** When the pod entered `stage` (now, if it just did); resets when the stage or the pod changes. */
+  private since(key: string, uid: string, stage: StageRecord["stage"]): number {
+    const rec = this.stages.get(key);
+    if (rec && rec.uid === uid && rec.stage === stage) return rec.since;
+    const now = this.clock.now();
+    this.stages.set(key, { uid, stage, since: now });
+    return now;
+  }
+
+  private async reconcilePod(key: string, name: ObjectName): Promise<ReconcileResult> {
+    let pod: Pod;
+    try {
+      pod = this.podLister.namespace(name.namespace).get(name.name);
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.forget(key);
+        return {};
+      }
+      throw err;
+    }
+    const uid = pod.metadata?.uid ?? "";
+    for (const m of [this.stages, this.assumed, this.ips] as Array<Map<string, { uid: string }>>) {
+      const rec = m.get(key);
+      if (rec && rec.uid !== uid) m.delete(key);
+    }
+    // Our last write is not in the cache yet: the informer will bring it (and enqueue the pod).
+    const pending = this.pendingRV.get(key);
+    if (pending !== undefined) {
+      if (pending === pod.metadata?.resourceVersion) return {};
+      this.pendingRV.delete(key);
+    }
+
+    const node = assignedNode(pod);
+    if (node !== undefined && !this.isOurNode(node)) {
+      this.forget(key);
+      return {};
+    }
+    if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node);
+
+    const stage = observeStage(pod);
+    const since = this.since(key, uid, stage);
+    const now = this.clock.now();
+    const wait = (delay: number): ReconcileResult | undefined => (now < since + delay ? { requeueAfterMs: since + delay - now } : undefined);
+    const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
+
+    switch (stage) {
+      case "Terminal":
+        return {};
+      case "Unscheduled":
+        if (!this.wantsScheduling(pod)) return {};
+        return wait(this.delays.schedule) ?? this.schedulePod(key, pod);
+      case "Scheduled":
+        return wait(this.delays.containerCreating) ?? this.writeStatus(key, pod, containerCreatingStatus(pod, this.placementOf(pod, node!, now)));
+      case "Creating": {
+        const w = wait(this.delays.running);
+        if (w) return w;
+        const ready = fault.kind === "none" || fault.kind === "fail-after";
+        const r = await this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready }));
+        this.event(pod, "Normal", "Started", `Started container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+        return r;
+      }
+      case "Ready":
+      case "RunningNotReady":
+        return this.whileRunning(key, pod, node!, stage, since, fault);
+      case "CrashBackOff": {
+        if (fault.kind === "crash-loop") {
+          const w = wait(this.backOff(pod));
+          if (w) return w;
+        }
+        return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready: fault.kind !== "crash-loop" && fault.kind !== "never-ready" }));
+      }
+    }
+  }
+
+  private async whileRunning(key: string, pod: Pod, node: string, stage: "Ready" | "RunningNotReady", since: number, fault: Fault): Promise<ReconcileResult> {
+    const now = this.clock.now();
+    switch (fault.kind) {
+      case "never-ready":
+        if (stage === "Ready") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: false }));
+        return {};
+      case "crash-loop": {
+        const due = since + this.delays.crashRunning;
+        if (now < due) return { requeueAfterMs: due - now };
+        const backOffMs = this.backOff(pod, 1);
+        const r = await this.writeStatus(key, pod, crashLoopStatus(pod, { ...this.placementOf(pod, node, now, true), backOffMs }));
+        this.event(pod, "Warning", "BackOff", "Back-off restarting failed container");
+        return r;
+      }
+      case "fail-after": {
+        if (stage === "RunningNotReady") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
+        const due = (readySince(pod) ?? since) + fault.seconds * 1000;
+        if (now < due) return { requeueAfterMs: due - now };
+        return this.writeStatus(key, pod, failedStatus(pod, this.placementOf(pod, node, now, true)));
+      }
+      case "none":
+        if (stage === "RunningNotReady") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
+        return {};
+    }
+  }
+
+  /** The crash-loop back-off before restart number restartCount+extra (kubelet: doubling, capped). */
+  private backOff(pod: Pod, extra = 0): number {
+    const restarts = Math.max(...(pod.status?.containerStatuses ?? []).map((s) => s.restartCount ?? 0), 0) + extra;
+    return Math.min(this.delays.crashBackOff * 2 ** Math.max(0, restarts - 1), this.delays.crashBackOffMax);
+  }
+
+  private wantsScheduling(pod: Pod): boolean {
+    if (!this.scheduleEnabled) return false;
+    if ((pod.spec?.schedulingGates ?? []).length > 0) return false;
+    const scheduler = pod.spec?.schedulerName;
+    return scheduler === undefined || scheduler === "" || scheduler === DEFAULT_SCHEDULER;
+  }
+
+  /** Host IP and (when `withPodIP`) a pod IP on `node`: 10.244.<node>.<n>, unique among its pods. */
+  private placementOf(pod: Pod, node: string, nowMs: number, withPodIP = false): { hostIP: string; podIP?: string; nowMs: number } {
+    const index = this.nodeIndex.get(node) ?? 0;
+    const hostIP = nodeInternalIP(index);
+    if (!withPodIP) return { hostIP, nowMs };
+    return { hostIP, podIP: pod.status?.podIP ?? this.allocateIP(pod, node, index), nowMs };
+  }
+
+  private allocateIP(pod: Pod, node: string, index: number): string {
+    const key = metaNamespaceKey(pod);
+    const uid = pod.metadata?.uid ?? "";
+    const have = this.ips.get(key);
+    if (have && have.uid === uid) return have.ip;
+    const used = new Set<string>();
+    for (const p of this.podLister.list()) if (assignedNode(p) === node && p.status?.podIP) used.add(p.status.podIP);
+    for (const r of this.ips.values()) if (r.node === node) used.add(r.ip);
+    const base = `10.244.${index + 1}.`;
+    let n = this.ipCursor.get(node) ?? 2;
+    for (let tries = 0; tries < 253; tries++) {
+      const ip = `${base}${n}`;
+      n = n >= 254 ? 2 : n + 1;
+      if (!used.has(ip)) {
+        this.ipCursor.set(node, n);
+        this.ips.set(key, { uid, node, ip });
+        return ip;
+      }
+    }
+    throw new Error(`node ${node} has no free pod IP in ${base}0/24`);
+  }
+
+  /** Usage of every simulated node: pods placed there (cache) plus pods assumed there. */
+  private nodeUsage(): NodeUsage[] {
+    const usage = new Map<string, NodeUsage>();
+    for (const name of this.nodeNames) {
+      const node = this.getNode(name);
+      if (node && isSimulatedNode(node)) usage.set(name, { node, requested: {}, pods: 0 });
+    }
+    const add = (u: NodeUsage, req: Resources) => {
+      u.pods++;
+      for (const [k, v] of Object.entries(req)) u.requested[k] = (u.requested[k] ?? 0) + v;
+    };
+    const counted = new Set<string>();
+    const cachedUIDs = new Map<string, string>();
+    for (const p of this.podLister.list()) {
+      cachedUIDs.set(metaNamespaceKey(p), p.metadata?.uid ?? "");
+      const node = assignedNode(p);
+      const phase = p.status?.phase;
+      if (!node || phase === "Succeeded" || phase === "Failed") continue;
+      const u = usage.get(node);
+      if (!u) continue;
+      add(u, podRequests(p));
+      counted.add(metaNamespaceKey(p));
+    }
+    for (const [key, a] of this.assumed) {
+      // The cache shows the binding now, or the pod is gone: stop assuming.
+      if (counted.has(key) || cachedUIDs.get(key) !== a.uid) {
+        this.assumed.delete(key);
+        continue;
+      }
+      const u = usage.get(a.node);
+      if (u) add(u, a.requests);
+    }
+    return [...usage.values()];
+  }
+
+  private async schedulePod(key: string, pod: Pod): Promise<ReconcileResult> {
+    const result = pickNode(pod, this.nodeUsage());
+    const now = this.clock.now();
+    if (result.node === undefined) {
+      this.unschedulable.add(key);
+      const next = unschedulableStatus(pod, result.message, now);
+      if (semanticEqual(next, pod.status ?? {})) return {};
+      this.event(pod, "Warning", "FailedScheduling", result.message);
+      return this.writeStatus(key, pod, next);
+    }
+    this.unschedulable.delete(key);
+    const node = result.node;
+    // Decided synchronously, before any await: concurrent decisions see this one.
+    this.assumed.set(key, { uid: pod.metadata?.uid ?? "", node, requests: podRequests(pod) });
+    try {
+      await this.bind(key, pod, node);
+    } catch (err) {
+      this.assumed.delete(key);
+      throw err;
+    }
+    this.event(pod, "Normal", "Scheduled", `Successfully assigned ${key} to ${node}`);
+    return {};
+  }
+
+  private async bind(key: string, pod: Pod, node: string): Promise<void> {
+    if (this.placementMode === "status") {
+      await this.writeStatus(key, pod, placedStatus(pod, node, this.clock.now()));
+      return;
+    }
+    // Until the informer shows the binding, this pod's cached copy is stale.
+    this.pendingRV.set(key, pod.metadata?.resourceVersion ?? "");
+    try {
+      if (this.binder) {
+        await this.binder(pod, node);
+      } else {
+        const next = deepCopy(pod);
+        next.spec = { ...(next.spec ?? { containers: [] }), nodeName: node };
+        await this.podsClient(pod.metadata?.namespace ?? "").update(next);
+      }
+    } catch (err) {
+      this.pendingRV.delete(key);
+      if (this.placementOption === "auto" && !this.binder && (isInvalid(err) || isMethodNotSupported(err))) {
+        this.placementMode = "status";
+        this.logger.warn(
+          { pod: key, err },
+          "The API server refuses to set spec.nodeName on an existing pod and pods/binding is not reachable through the client: placing pods by status (status.nominatedNodeName, PodScheduled=True) from now on",
+        );
+        await this.writeStatus(key, pod, placedStatus(pod, node, this.clock.now()));
+        return;
+      }
+      throw err;
+    }
+  }
+
+  private async writeStatus(key: string, pod: Pod, status: PodStatus): Promise<ReconcileResult> {
+    if (semanticEqual(status, pod.status ?? {})) return {};
+    this.pendingRV.set(key, pod.metadata?.resourceVersion ?? "");
+    try {
+      await this.podsClient(pod.metadata?.namespace ?? "").updateStatus({ ...deepCopy(pod), status });
+    } catch (err) {
+      this.pendingRV.delete(key);
+      // Gone meanwhile: the delete event cleans up.
+      if (isNotFound(err)) return {};
+      throw err;
+    }
+    return {};
+  }
+
+  /**
+   * Graceful deletion: once deletionGracePeriodSeconds (else spec.terminationGracePeriodSeconds,
+   * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp, the pod
+   * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once.
+   */
+  private async terminate(key: string, pod: Pod, node: string | undefined): Promise<ReconcileResult> {
+    if (node === undefined && !this.scheduleEnabled) return {};
+    const uid = pod.metadata?.uid ?? "";
+    const since = this.since(key, uid, "Terminating");
+    const grace = node === undefined ? 0 : (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
+    const due = since + grace * 1000 * this.speedFactor;
+    const now = this.clock.now();
+    if (now < due) return { requeueAfterMs: due - now };
+    if (node !== undefined) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    try {
+      await this.podsClient(pod.metadata?.namespace ?? "").delete(pod.metadata?.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (err) {
+      // Already gone, or replaced by a new pod of the same name (UID precondition): done either way.
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+    return {};
+  }
+
+  private event(pod: Pod, type: string, reason: string, message: string): void {
+    if (!this.recorder) return;
+    const ref: ObjectReference = {
+      apiVersion: "v1",
+      kind: "Pod",
+      namespace: pod.metadata?.namespace,
+      name: pod.metadata?.name,
+      uid: pod.metadata?.uid,
+      resourceVersion: pod.metadata?.resourceVersion,
+    };
+    this.recorder.event(ref, type, reason, message);
+  }
+}
