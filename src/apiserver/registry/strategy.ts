@@ -81,4 +81,6 @@ export interface ResourceStrategy {
   readonly allowCreateOnUpdate: boolean;
   /** Whether an update without metadata.resourceVersion is accepted (AllowUnconditionalUpdate). */
   readonly allowUnconditionalUpdate: boolean;
+  /** Custom resources: the served version's `schema.openAPIV3Schema`, published in OpenAPI. */
+  readonly openAPIV3Schema?: unknown;
 }

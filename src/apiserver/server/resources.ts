@@ -18,6 +18,8 @@ export interface ServedResource {
   shortNames: string[];
   categories: string[];
   singular: string;
+  /** Custom resources: the version's schema (see openapi/types.ts). */
+  openAPIV3Schema?: unknown;
 }
 
 export function servedResourceOf(s: ResourceStrategy): ServedResource {
@@ -38,6 +40,7 @@ export function servedResourceOf(s: ResourceStrategy): ServedResource {
     shortNames: [...n.shortNames],
     categories: [...n.categories],
     singular: n.singular,
+    ...(s.openAPIV3Schema !== undefined ? { openAPIV3Schema: s.openAPIV3Schema } : {}),
   };
 }
 
@@ -69,12 +72,30 @@ export class ResourceRegistry {
   private readonly byPath = new Map<string, ResourceStore>();
   private readonly order: ResourceStore[] = [];
 
+  private changes = 0;
+
+  /** Increases whenever the set of served resources changes (custom resources come and go). */
+  get generation(): number {
+    return this.changes;
+  }
+
   add(store: ResourceStore): void {
     const n = store.strategy.names;
     const k = `${n.group}/${n.version}/${n.resource}`;
     if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
     this.byPath.set(k, store);
     this.order.push(store);
+    this.changes++;
+  }
+
+  /** Stops serving a store (a custom resource version whose CRD changed or went away). */
+  remove(store: ResourceStore): void {
+    const n = store.strategy.names;
+    const k = `${n.group}/${n.version}/${n.resource}`;
+    if (this.byPath.get(k) !== store) return;
+    this.byPath.delete(k);
+    this.order.splice(this.order.indexOf(store), 1);
+    this.changes++;
   }
 
   lookup(group: string, version: string, resource: string): ResourceStore | undefined {
