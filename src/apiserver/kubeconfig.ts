@@ -5,7 +5,22 @@ import { stringify } from "yaml";
 
 export const kubeconfigName = "kubeloop";
 
-export function kubeconfigFor(serverURL: string, namespace = "default"): string {
+/** What the kubeconfig's cluster and user carry besides the URL (HTTPS: the CA and a client credential). */
+export interface KubeconfigCredentials {
+  /** PEM CA bundle the server certificate is verified against (certificate-authority-data). */
+  caPem?: string;
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  token?: string;
+}
+
+const b64 = (pem: string) => Buffer.from(pem).toString("base64");
+
+export function kubeconfigFor(serverURL: string, namespace = "default", credentials?: KubeconfigCredentials): string {
+  const user: Record<string, string> = {};
+  if (credentials?.clientCertPem) user["client-certificate-data"] = b64(credentials.clientCertPem);
+  if (credentials?.clientKeyPem) user["client-key-data"] = b64(credentials.clientKeyPem);
+  if (credentials?.token) user.token = credentials.token;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
@@ -14,17 +29,19 @@ export function kubeconfigFor(serverURL: string, namespace = "default"): string 
         name: kubeconfigName,
         // Plain http: client-go sends no credentials here; @kubernetes/client-node needs
         // insecure-skip-tls-verify to accept an http server at all.
-        cluster: { server: serverURL, "insecure-skip-tls-verify": true },
+        cluster: credentials?.caPem
+          ? { server: serverURL, "certificate-authority-data": b64(credentials.caPem) }
+          : { server: serverURL, "insecure-skip-tls-verify": true },
       },
     ],
     contexts: [{ name: kubeconfigName, context: { cluster: kubeconfigName, user: kubeconfigName, namespace } }],
     "current-context": kubeconfigName,
-    users: [{ name: kubeconfigName, user: {} }],
+    users: [{ name: kubeconfigName, user }],
     preferences: {},
   });
 }
 
-export async function writeKubeconfig(path: string, serverURL: string): Promise<void> {
+export async function writeKubeconfig(path: string, serverURL: string, credentials?: KubeconfigCredentials): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, kubeconfigFor(serverURL), { mode: 0o600 });
+  await writeFile(path, kubeconfigFor(serverURL, "default", credentials), { mode: 0o600 });
 }

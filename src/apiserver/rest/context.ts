@@ -1,6 +1,7 @@
 /** What a REST write carries besides the object: options, warnings, and the resource hooks. */
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { DeleteOptions, FieldValidationMode } from "./options.js";
+import type { UserInfo } from "../auth/user.js";
 
 export interface WriteContext {
   dryRun: boolean;
@@ -8,6 +9,10 @@ export interface WriteContext {
   fieldValidation: FieldValidationMode;
   /** Warning texts to return as `Warning: 299 - "<text>"` headers. */
   warnings: string[];
+  /** The requesting user (absent: the server's own write, or a server without authentication). */
+  user?: UserInfo;
+  /** Set by server-side apply: the written object's managedFields come from the apply itself. */
+  applied?: boolean;
 }
 
 export function defaultWriteContext(partial: Partial<WriteContext> = {}): WriteContext {
@@ -42,4 +47,15 @@ export interface ResourceHooks {
   prepareDelete?(obj: KubeObject, now: string): KubeObject | undefined;
   /** Whether an object with deletionTimestamp and no metadata finalizers may be removed now. */
   canRemove?(obj: KubeObject): boolean;
+}
+
+/**
+ * Field ownership (metadata.managedFields) for server-side apply; implemented by
+ * ssa/fieldmanager.ts. The store calls `track` on every non-apply create and update, after
+ * defaulting, preparation and validation, with the object about to be written.
+ */
+export interface FieldTracker {
+  track(obj: KubeObject, live: KubeObject | undefined, ctx: WriteContext, subresource?: string): void;
+  /** The object to write for `config` applied over `live` (undefined: absent); throws 409 on conflicts. */
+  apply(live: KubeObject | undefined, config: KubeObject, opts: { manager: string; force: boolean; subresource?: string }): KubeObject;
 }

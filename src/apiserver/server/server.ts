@@ -19,7 +19,7 @@ import type { HandlerEnv } from "./env.js";
 import { handleResource } from "./handlers.js";
 import { negotiateDiscovery } from "./negotiate.js";
 import type { OpenAPIServer } from "./openapiserve.js";
-import { parsePath } from "./requestinfo.js";
+import { parsePath, type ResourceRequestInfo } from "./requestinfo.js";
 import { notFoundPage, toStatusError, writeError, writeJSON, writeText } from "./respond.js";
 
 export interface Logger {
@@ -36,6 +36,10 @@ export interface RequestHandlerOptions {
   logger?: Logger;
   /** host:port for APIVersions.serverAddressByClientCIDRs. */
   serverAddress: () => string;
+  /** Authentication and authorization before routing (auth/); throws a 401/403 StatusError to refuse. */
+  guard?: (req: IncomingMessage, url: URL) => Promise<void>;
+  /** Serves resource requests that are not stored objects (reviews, TokenRequest); true when handled. */
+  intercept?: (req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo) => Promise<boolean>;
 }
 
 const healthPaths = new Set(["/healthz", "/livez", "/readyz", "/healthz/ping", "/livez/ping", "/readyz/ping"]);
@@ -55,6 +59,7 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
   const { env } = opts;
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    if (opts.guard) await opts.guard(req, url);
     let path = url.pathname;
     if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
     if (healthPaths.has(path)) return writeText(res, 200, "ok");
@@ -87,6 +92,7 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
         return writeJSON(res, 200, doc);
       }
       case "resource":
+        if (opts.intercept && (await opts.intercept(req, res, p.info))) return;
         return handleResource(env, req, res, url, p.info);
       case "notFound":
         throw notFoundPage();

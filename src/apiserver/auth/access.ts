@@ -1,0 +1,244 @@
+/**
+ * AccessControl: everything between a request arriving and a handler serving it —
+ * authentication (client certificates and bearer tokens over HTTPS; a fixed identity for
+ * credential-less requests in insecure plain-http mode), impersonation, and RBAC authorization
+ * — plus the pieces of the API that belong to them: the RBAC cache, bootstrap policy and
+ * aggregation loop, escalation checks on RBAC writes, the review resources and the
+ * ServiceAccount TokenRequest subresource.
+ *
+ * Life cycle: constructed with the server, `start()` after storage is ready (loads the RBAC
+ * cache, reconciles the bootstrap policy, starts aggregation), `stop()` before storage closes.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { KeyObject } from "node:crypto";
+import type { Clock } from "../../apimachinery/clock.js";
+import { StatusError } from "../../apimachinery/errors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import type { ResourceHooks } from "../rest/context.js";
+import type { ResourceStrategy } from "../registry/strategy.js";
+import { decodeObjectBody, readBody, type ProtobufDecoder } from "../server/body.js";
+import type { ResourceRequestInfo } from "../server/requestinfo.js";
+import type { ResourceRegistry } from "../server/resources.js";
+import { writeJSON } from "../server/respond.js";
+import type { Storage } from "../storage/interface.js";
+import { forbiddenError, requestInfoOf, type Attributes } from "../rbac/attributes.js";
+import { RBACAuthorizer, type Decision } from "../rbac/authorizer.js";
+import { ClusterRoleAggregator } from "../rbac/aggregation.js";
+import { ensureBootstrapPolicy } from "../rbac/bootstrap.js";
+import { RbacCache } from "../rbac/cache.js";
+import { escalationHooks } from "../rbac/escalation.js";
+import { RuleResolver } from "../rbac/resolver.js";
+import { authorizeWithMasters, localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from "../rbac/reviews.js";
+import { rbacGroup } from "../rbac/strategies.js";
+import {
+  AuthenticationChain,
+  bearerTokenAuthenticator,
+  clientCertificateAuthenticator,
+  publicInfoPaths,
+  type RequestAuthenticator,
+  type TokenAuthenticator,
+} from "./authenticator.js";
+import { requestUser, setRequestUser } from "./context.js";
+import { impersonate } from "./impersonation.js";
+import { selfSubjectReview, tokenReview } from "./reviews.js";
+import { ServiceAccountTokens } from "./serviceaccount.js";
+import { StaticTokenAuthenticator } from "./tokenfile.js";
+import { AdminUser, withAuthenticatedGroup, type UserInfo } from "./user.js";
+import { generateKey } from "./x509.js";
+import { reviewStrategies } from "./virtual.js";
+
+export interface TLSMaterial {
+  certPem: string;
+  keyPem: string;
+  /** CA bundle client certificates are verified against. */
+  clientCAPem: string;
+}
+
+export interface SecurityOptions {
+  /** Serve HTTPS with this certificate and accept client certificates from this CA. Absent: plain http. */
+  tls?: TLSMaterial;
+  /**
+   * Plain http only: the identity of requests that carry no bearer token (client-go sends no
+   * credentials over http). Default: kubeloop-admin in system:masters.
+   */
+  insecureUser?: UserInfo;
+  /** Static bearer tokens (token → user), e.g. from parseTokenFile. */
+  staticTokens?: ReadonlyMap<string, UserInfo>;
+  /** A --token-auth-file CSV to read static tokens from. */
+  tokenAuthFile?: string;
+  /** ServiceAccount token signing key (default: generated for this process). */
+  serviceAccountKey?: { privateKey: KeyObject; publicKey: KeyObject };
+  /** ServiceAccount token issuer (default https://kubernetes.default.svc.cluster.local). */
+  issuer?: string;
+  apiAudiences?: string[];
+  /** Paths credential-less HTTPS requests may reach as system:anonymous (default /healthz, /livez, /readyz, /version); false: none. */
+  anonymousPaths?: readonly string[] | false;
+}
+
+export interface AccessControlDeps {
+  storage: Storage;
+  registry: () => ResourceRegistry;
+  clock: Clock;
+  decodeProtobuf?: ProtobufDecoder;
+  maxBodyBytes: number;
+  log?: (msg: string, err: unknown) => void;
+}
+
+export class AccessControl {
+  readonly cache: RbacCache;
+  readonly resolver: RuleResolver;
+  readonly authorizer: RBACAuthorizer;
+  readonly serviceAccountTokens: ServiceAccountTokens;
+  readonly tokenAuthenticators: TokenAuthenticator[];
+  private readonly chain: AuthenticationChain;
+  private readonly insecureUser: UserInfo | undefined;
+  private aggregator: ClusterRoleAggregator | undefined;
+  private readonly hooks: Record<string, ResourceHooks>;
+
+  constructor(
+    readonly options: SecurityOptions,
+    private readonly deps: AccessControlDeps,
+  ) {
+    this.cache = new RbacCache(deps.storage);
+    this.resolver = new RuleResolver(this.cache);
+    this.authorizer = new RBACAuthorizer(this.resolver);
+    const saKey = options.serviceAccountKey ?? generateKey();
+    this.serviceAccountTokens = new ServiceAccountTokens({
+      issuer: options.issuer,
+      apiAudiences: options.apiAudiences,
+      signingKey: saKey.privateKey,
+      publicKey: saKey.publicKey,
+      clock: deps.clock,
+      getObject: (g, r, ns, name) => this.getObject(g, r, ns, name),
+    });
+    this.tokenAuthenticators = [];
+    if (options.staticTokens) this.tokenAuthenticators.push(new StaticTokenAuthenticator(options.staticTokens));
+    if (options.tokenAuthFile) this.tokenAuthenticators.push(StaticTokenAuthenticator.fromFile(options.tokenAuthFile));
+    this.tokenAuthenticators.push(this.serviceAccountTokens);
+    const authenticators: RequestAuthenticator[] = [];
+    if (options.tls) authenticators.push(clientCertificateAuthenticator);
+    authenticators.push(bearerTokenAuthenticator(this.tokenAuthenticators));
+    const anonymous = options.anonymousPaths === false ? undefined : { paths: options.anonymousPaths ?? publicInfoPaths };
+    this.chain = new AuthenticationChain(authenticators, anonymous);
+    this.insecureUser = options.tls ? undefined : withAuthenticatedGroup(options.insecureUser ?? AdminUser);
+    this.hooks = escalationHooks({ resolver: this.resolver, authorizer: this.authorizer, userOf: (ctx) => ctx.user, synced: () => this.cache.synced() });
+  }
+
+  get tls(): TLSMaterial | undefined {
+    return this.options.tls;
+  }
+
+  /** Strategies of the resources AccessControl serves itself (reviews). */
+  strategies(): ResourceStrategy[] {
+    return reviewStrategies();
+  }
+
+  /** Escalation-checking hooks for the RBAC resources ("<group>/<resource>"), if any. */
+  hooksFor(id: string): ResourceHooks | undefined {
+    return this.hooks[id];
+  }
+
+  private async getObject(group: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const store = this.deps.registry().byGroupResource(group, resource);
+    if (!store) return undefined;
+    try {
+      return await store.get(namespace, name);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** The decision for `attrs` (system:masters first, then RBAC). */
+  decide(attrs: Attributes): Decision {
+    return authorizeWithMasters(this.authorizer, attrs);
+  }
+
+  /**
+   * Authenticates, applies impersonation and authorizes the request; throws 401 / 403
+   * StatusErrors. On success the user is available as requestUser(req).
+   */
+  async guard(req: IncomingMessage, url: URL): Promise<void> {
+    let user: UserInfo;
+    if (this.insecureUser && req.headers.authorization === undefined) {
+      user = this.insecureUser;
+    } else {
+      const outcome = await this.chain.authenticate(req, url.pathname);
+      if (outcome.kind === "unauthorized") throw StatusError.unauthorized();
+      user = outcome.user;
+    }
+    await this.cache.synced();
+    user = impersonate(req, user, (a) => this.decide(a));
+    let attrs: Attributes;
+    try {
+      attrs = { ...requestInfoOf(req.method ?? "GET", url), user };
+    } catch (err) {
+      throw StatusError.internalError(err);
+    }
+    const d = this.decide(attrs);
+    if (!d.allowed) throw forbiddenError(attrs, d.reason);
+    setRequestUser(req, user);
+  }
+
+  /** Serves the review resources and serviceaccounts/token; false for every other request. */
+  async intercept(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo): Promise<boolean> {
+    if (req.method !== "POST" || info.version !== "v1") return false;
+    const user = requestUser(req) ?? this.insecureUser ?? AdminUser;
+    const key = `${info.group}/${info.resource}`;
+    const ns = info.namespace;
+    let answer: (body: KubeObject) => Promise<KubeObject> | KubeObject;
+    if (info.subresource === "token" && key === "/serviceaccounts" && ns && info.name) {
+      const name = info.name;
+      answer = (body) => this.serviceAccountTokens.createTokenRequest(ns, name, body);
+    } else if (info.name !== undefined || info.subresource !== undefined) {
+      return false;
+    } else if (key === "authorization.k8s.io/selfsubjectaccessreviews" && !ns) {
+      answer = (body) => selfSubjectAccessReview(user, body, this.authorizer);
+    } else if (key === "authorization.k8s.io/selfsubjectrulesreviews" && !ns) {
+      answer = (body) => selfSubjectRulesReview(user, body, this.resolver);
+    } else if (key === "authorization.k8s.io/subjectaccessreviews" && !ns) {
+      answer = (body) => subjectAccessReview(body, this.authorizer);
+    } else if (key === "authorization.k8s.io/localsubjectaccessreviews" && ns) {
+      answer = (body) => localSubjectAccessReview(ns, body, this.authorizer);
+    } else if (key === "authentication.k8s.io/selfsubjectreviews" && !ns) {
+      answer = (body) => selfSubjectReview(user, body);
+    } else if (key === "authentication.k8s.io/tokenreviews" && !ns) {
+      answer = (body) => tokenReview(body, this.tokenAuthenticators, this.serviceAccountTokens.apiAudiences);
+    } else {
+      return false;
+    }
+    const buf = await readBody(req, this.deps.maxBodyBytes);
+    const body = decodeObjectBody(buf, req.headers["content-type"], this.deps.decodeProtobuf).object;
+    await this.cache.synced();
+    writeJSON(res, 201, await answer(body));
+    return true;
+  }
+
+  async start(): Promise<void> {
+    await this.cache.start();
+    const reg = this.deps.registry();
+    const clusterRoles = reg.byGroupResource(rbacGroup, "clusterroles");
+    const clusterRoleBindings = reg.byGroupResource(rbacGroup, "clusterrolebindings");
+    if (!clusterRoles || !clusterRoleBindings) return;
+    await ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings });
+    const aggregator = new ClusterRoleAggregator({ clusterRoles: () => this.cache.allClusterRoles(), store: clusterRoles, log: this.deps.log });
+    this.aggregator = aggregator;
+    this.cache.onChange((kind) => {
+      if (kind === "clusterroles") aggregator.schedule();
+    });
+    aggregator.schedule();
+    await this.idle();
+  }
+
+  /** Resolves when the RBAC cache is current and no aggregation pass is pending (tests). */
+  async idle(): Promise<void> {
+    await this.cache.synced();
+    await this.aggregator?.idle();
+    await this.cache.synced();
+  }
+
+  async stop(): Promise<void> {
+    await this.aggregator?.stop();
+    await this.cache.stop();
+  }
+}

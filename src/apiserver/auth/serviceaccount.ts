@@ -1,0 +1,165 @@
+/**
+ * ServiceAccount tokens: the TokenRequest subresource (POST serviceaccounts/<name>/token) issues
+ * ES256-signed JWTs with upstream's claims, and the token authenticator accepts them while the
+ * ServiceAccount (and the bound object, if any) still exists with the same uid.
+ *
+ * Claims (as kube-apiserver's): iss, sub = system:serviceaccount:<ns>:<name>, aud, exp, iat,
+ * nbf, jti, and "kubernetes.io": {namespace, serviceaccount{name, uid}, pod|secret{name, uid}}.
+ */
+import { randomUUID, type KeyObject } from "node:crypto";
+import type { Clock } from "../../apimachinery/clock.js";
+import { StatusError } from "../../apimachinery/errors.js";
+import { fieldErrors } from "../../apimachinery/fielderrors.js";
+import type { KubeObject } from "../../apimachinery/types.js";
+import type { TokenAuthenticator, TokenResult } from "./authenticator.js";
+import { JWTError, keyID, looksLikeJWT, peekClaims, signJWT, verifyJWT, type JWTClaims } from "./jwt.js";
+import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from "./user.js";
+
+export const defaultIssuer = "https://kubernetes.default.svc.cluster.local";
+/** Default TokenRequest lifetime (SetDefaults_TokenRequestSpec) and the validation bounds. */
+export const defaultExpirationSeconds = 3600;
+const minExpirationSeconds = 600;
+const maxExpirationSeconds = 2 ** 32;
+export const credentialIDKey = "authentication.kubernetes.io/credential-id";
+
+/** Reads an object (undefined when absent); the token code never writes. */
+export type ObjectGetter = (group: string, resource: string, namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+export interface ServiceAccountTokenOptions {
+  issuer?: string;
+  /** Audiences the API server accepts (default: [issuer]); also the default token audience. */
+  apiAudiences?: string[];
+  signingKey: KeyObject;
+  publicKey: KeyObject;
+  clock: Clock;
+  /** Upper bound on a token's lifetime in seconds (default: none beyond validation). */
+  maxTokenSeconds?: number;
+  getObject: ObjectGetter;
+}
+
+interface TokenRequestSpec {
+  audiences?: string[];
+  expirationSeconds?: number;
+  boundObjectRef?: { kind?: string; apiVersion?: string; name?: string; uid?: string };
+}
+
+const boundKinds: Record<string, { group: string; resource: string; claim: string }> = {
+  Pod: { group: "", resource: "pods", claim: "pod" },
+  Secret: { group: "", resource: "secrets", claim: "secret" },
+};
+
+const tokenRequestGK = { group: "authentication.k8s.io", kind: "TokenRequest" };
+
+export class ServiceAccountTokens implements TokenAuthenticator {
+  readonly issuer: string;
+  readonly apiAudiences: string[];
+  private readonly kid: string;
+  private readonly keys: Map<string, KeyObject>;
+
+  constructor(private readonly opts: ServiceAccountTokenOptions) {
+    this.issuer = opts.issuer ?? defaultIssuer;
+    this.apiAudiences = opts.apiAudiences?.length ? [...opts.apiAudiences] : [this.issuer];
+    this.kid = keyID(opts.publicKey);
+    this.keys = new Map([[this.kid, opts.publicKey]]);
+  }
+
+  /**
+   * The TokenRequest REST create: validates the request against the ServiceAccount `name` in
+   * `namespace` and answers the TokenRequest with status.token.
+   */
+  async createTokenRequest(namespace: string, name: string, body: KubeObject): Promise<KubeObject> {
+    const meta = body.metadata ?? {};
+    if (meta.name && meta.name !== name) throw StatusError.badRequest("the name of the object (" + meta.name + ") does not match the name on the URL (" + name + ")");
+    if (meta.namespace && meta.namespace !== namespace) {
+      throw StatusError.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    const spec: TokenRequestSpec = { ...((body as { spec?: TokenRequestSpec }).spec ?? {}) };
+    spec.expirationSeconds ??= defaultExpirationSeconds;
+    const errs = [];
+    if (spec.expirationSeconds < minExpirationSeconds) errs.push(fieldErrors.invalid("spec.expirationSeconds", spec.expirationSeconds, "may not specify a duration less than 10 minutes"));
+    if (spec.expirationSeconds > maxExpirationSeconds) errs.push(fieldErrors.invalid("spec.expirationSeconds", spec.expirationSeconds, "may not specify a duration larger than 2^32 seconds"));
+    if (errs.length) throw StatusError.invalid(tokenRequestGK, name, errs);
+    if (!spec.audiences?.length) spec.audiences = [...this.apiAudiences];
+    if (this.opts.maxTokenSeconds !== undefined && spec.expirationSeconds > this.opts.maxTokenSeconds) spec.expirationSeconds = this.opts.maxTokenSeconds;
+
+    const sa = await this.opts.getObject("", "serviceaccounts", namespace, name);
+    if (!sa) throw StatusError.notFound({ group: "", resource: "serviceaccounts" }, name);
+
+    const k8s: Record<string, unknown> = { namespace, serviceaccount: { name, uid: sa.metadata?.uid ?? "" } };
+    if (spec.boundObjectRef) {
+      const ref = spec.boundObjectRef;
+      const kind = boundKinds[ref.kind ?? ""];
+      if (!kind || (ref.apiVersion ?? "v1") !== "v1") throw StatusError.badRequest(`cannot bind token to object of type ${ref.apiVersion ?? ""}, Kind=${ref.kind ?? ""}`);
+      const obj = await this.opts.getObject(kind.group, kind.resource, namespace, ref.name ?? "");
+      if (!obj) throw StatusError.notFound({ group: kind.group, resource: kind.resource }, ref.name ?? "");
+      if (ref.uid && ref.uid !== obj.metadata?.uid) throw StatusError.conflict({ group: kind.group, resource: kind.resource }, ref.name ?? "", `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      k8s[kind.claim] = { name: ref.name, uid: obj.metadata?.uid ?? "" };
+    }
+    const now = Math.floor(this.opts.clock.now() / 1000);
+    const exp = now + spec.expirationSeconds;
+    const claims: JWTClaims = {
+      aud: spec.audiences,
+      exp,
+      iat: now,
+      iss: this.issuer,
+      jti: randomUUID(),
+      "kubernetes.io": k8s,
+      nbf: now,
+      sub: serviceAccountUsername(namespace, name),
+    };
+    const token = signJWT(claims, this.opts.signingKey, this.kid);
+    return {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      metadata: { name, namespace, creationTimestamp: new Date(now * 1000).toISOString().replace(/\.\d+Z$/, "Z") },
+      spec: { audiences: spec.audiences, expirationSeconds: spec.expirationSeconds, boundObjectRef: spec.boundObjectRef ?? null },
+      status: { token, expirationTimestamp: new Date(exp * 1000).toISOString().replace(/\.\d+Z$/, "Z") },
+    } as KubeObject;
+  }
+
+  async authenticateToken(token: string): Promise<TokenResult | undefined> {
+    if (!looksLikeJWT(token)) return undefined;
+    let claims: JWTClaims;
+    try {
+      if (peekClaims(token).iss !== this.issuer) return undefined;
+      claims = verifyJWT(token, this.keys);
+    } catch (err) {
+      if (err instanceof JWTError) return { error: err.message };
+      throw err;
+    }
+    const now = Math.floor(this.opts.clock.now() / 1000);
+    if (typeof claims.exp !== "number" || now >= claims.exp) return { error: "service account token has expired" };
+    if (typeof claims.nbf === "number" && now < claims.nbf - 60) return { error: "service account token is not valid yet" };
+    const aud = Array.isArray(claims.aud) ? claims.aud.map(String) : typeof claims.aud === "string" ? [claims.aud] : [];
+    if (!aud.some((a) => this.apiAudiences.includes(a))) {
+      return { error: `token audiences ${goStrings(aud)} is invalid for the target audiences ${goStrings(this.apiAudiences)}` };
+    }
+    const k8s = claims["kubernetes.io"] as { namespace?: string; serviceaccount?: { name?: string; uid?: string }; pod?: { name?: string; uid?: string }; secret?: { name?: string; uid?: string } } | undefined;
+    const ns = k8s?.namespace;
+    const saName = k8s?.serviceaccount?.name;
+    if (!ns || !saName || claims.sub !== serviceAccountUsername(ns, saName)) return { error: "service account token claims are malformed" };
+    const sa = await this.opts.getObject("", "serviceaccounts", ns, saName);
+    if (!sa) return { error: `serviceaccounts "${saName}" not found` };
+    const uid = sa.metadata?.uid ?? "";
+    if (k8s.serviceaccount?.uid !== uid) return { error: `service account UID (${uid}) does not match claim (${k8s.serviceaccount?.uid ?? ""})` };
+    const extra: Record<string, string[]> = {};
+    if (typeof claims.jti === "string") extra[credentialIDKey] = [`JTI=${claims.jti}`];
+    for (const [kind, b] of Object.entries(boundKinds)) {
+      const ref = k8s[b.claim as "pod" | "secret"];
+      if (!ref) continue;
+      const obj = await this.opts.getObject(b.group, b.resource, ns, ref.name ?? "");
+      if (!obj || obj.metadata?.uid !== ref.uid) return { error: `${kind.toLowerCase()} ${JSON.stringify(ref.name)} bound to the token has been deleted or recreated` };
+      if (kind === "Pod") {
+        extra["authentication.kubernetes.io/pod-name"] = [ref.name ?? ""];
+        extra["authentication.kubernetes.io/pod-uid"] = [ref.uid ?? ""];
+      }
+    }
+    const user: UserInfo = { username: serviceAccountUsername(ns, saName), uid, groups: serviceAccountGroups(ns), extra };
+    return { user, audiences: aud };
+  }
+}
+
+/** Go's %q of a []string: ["a" "b"]. */
+export function goStrings(xs: readonly string[]): string {
+  return `[${xs.map((x) => JSON.stringify(x)).join(" ")}]`;
+}
