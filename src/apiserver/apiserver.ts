@@ -4,6 +4,7 @@
  * strategies and codecs are plugged in (index.ts plugs in the built-in ones).
  */
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { realClock, type Clock } from "../apimachinery/clock.js";
 import type { ResourceStrategy } from "./registry/strategy.js";
@@ -13,6 +14,7 @@ import type { WatchSettings } from "./rest/watch.js";
 import { MemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
 import type { Storage } from "./storage/interface.js";
 import { SqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
+import { FieldManager } from "./ssa/fieldmanager.js";
 import { bootstrapCluster } from "./core/bootstrap.js";
 import { SystemControllers } from "./core/controllers.js";
 import { namespaceGuard, namespaceHooks } from "./core/namespaces.js";
@@ -23,6 +25,8 @@ import type { HandlerEnv, TableConverter } from "./server/env.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
+import { AccessControl, type SecurityOptions } from "./auth/access.js";
+import { CustomResourceController } from "./crd/controller.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -42,6 +46,11 @@ export interface ApiServerConfig {
   /** Service cluster IP range (default 10.96.0.0/12). */
   serviceCIDR?: string;
   logger?: Logger;
+  /**
+   * Authentication, impersonation and RBAC, and HTTPS when `security.tls` is set (auth/).
+   * Absent: plain http and no authentication or authorization at all (embedding and tests).
+   */
+  security?: SecurityOptions;
 }
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
@@ -52,6 +61,12 @@ export class ApiServer {
   readonly storage: Storage;
   readonly clock: Clock;
   readonly controllers: SystemControllers;
+  /** managedFields bookkeeping and server-side apply for every resource. */
+  readonly fieldManager: FieldManager;
+  /** Authentication and authorization, when configured. */
+  readonly access: AccessControl | undefined;
+  /** CustomResourceDefinitions: names, conditions, cleanup and the serving of custom resources (crd/). */
+  readonly customResources: CustomResourceController;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
@@ -60,18 +75,38 @@ export class ApiServer {
 
   constructor(private readonly config: ApiServerConfig) {
     this.clock = config.clock ?? realClock;
+    this.fieldManager = new FieldManager({ clock: this.clock });
     this.storage = config.dataDir
       ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
       : new MemoryStorage(config.storage);
     this.ips = new IPAllocator(config.serviceCIDR);
     const guard = namespaceGuard(this.storage);
-    for (const strategy of config.strategies) {
+    this.customResources = new CustomResourceController({
+      registry: this.registry,
+      storage: this.storage,
+      clock: this.clock,
+      fieldTracker: this.fieldManager,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
+    this.access = config.security
+      ? new AccessControl(config.security, {
+          storage: this.storage,
+          registry: () => this.registry,
+          clock: this.clock,
+          decodeProtobuf: config.decodeProtobuf,
+          maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
+          log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+        })
+      : undefined;
+    for (const strategy of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
       const n = strategy.names;
       const id = `${n.group}/${n.resource}`;
       let hooks: ResourceHooks | undefined;
       if (id === "/namespaces") hooks = namespaceHooks();
       else if (id === "/services") hooks = serviceHooks(this.ips, this.ports);
       else if (id === "/pods") hooks = podHooks();
+      else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
+      hooks ??= this.access?.hooksFor(id);
       this.registry.add(
         new ResourceStore(strategy, {
           storage: this.storage,
@@ -79,6 +114,7 @@ export class ApiServer {
           hooks,
           namespaceGuard: n.namespaced ? guard : undefined,
           returnDeletedObject: returnsDeletedObject.has(id),
+          fieldTracker: this.fieldManager,
         }),
       );
     }
@@ -95,17 +131,19 @@ export class ApiServer {
       registry: this.registry,
       clock: this.clock,
       decodeProtobuf: config.decodeProtobuf,
-      toTable: config.toTable,
+      toTable: this.customResources.tableConverter(config.toTable),
       maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
       watch: { clock: this.clock, ...config.watch },
     };
-    const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: 0, served: this.registry.served() })) : undefined;
+    const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: this.registry.generation, served: this.registry.served() })) : undefined;
     this.handler = createRequestHandler({
       env,
       openapi,
       maxInFlight: config.maxInFlight,
       logger: config.logger,
       serverAddress: () => this.address,
+      guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
+      intercept: this.access ? (req, res, info) => this.access!.intercept(req, res, info) : undefined,
     });
   }
 
@@ -116,7 +154,13 @@ export class ApiServer {
 
   /** Listens, creates the initial objects and starts the system controllers; resolves to the URL. */
   async start(port = 0, host = "127.0.0.1"): Promise<string> {
-    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, this.handler);
+    const tls = this.access?.tls;
+    const server: Server = tls
+      ? (createHttpsServer(
+          { keepAliveTimeout: 65_000, requestTimeout: 0, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCAPem, requestCert: true, rejectUnauthorized: false },
+          this.handler,
+        ) as unknown as Server)
+      : createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, this.handler);
     this.http = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -136,12 +180,16 @@ export class ApiServer {
       },
       { serviceIP: this.ips.first(), port: addr.port },
     );
+    await this.access?.start();
     await this.controllers.start();
-    return `http://${this.address}`;
+    await this.customResources.start();
+    return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
+    await this.customResources.stop();
     await this.controllers.stop();
+    await this.access?.stop();
     await this.storage.close();
     const server = this.http;
     if (!server) return;

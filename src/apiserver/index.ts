@@ -18,13 +18,23 @@ import { writeKubeconfig } from "./kubeconfig.js";
 import type { ProtobufDecoder } from "./server/body.js";
 import type { TableConverter } from "./server/env.js";
 import type { Logger } from "./server/server.js";
+import { rbacStrategies } from "./rbac/strategies.js";
+import { customResourceDefinitionStrategy } from "./crd/crdstrategy.js";
+import { kubeconfigForUser, prepareSecurity, type AuthOptions } from "./auth/setup.js";
 
 export { ApiServer, type ApiServerConfig } from "./apiserver.js";
 export { kubeconfigFor, writeKubeconfig } from "./kubeconfig.js";
 export { MemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
 export { SqliteStorage, DataDirInUseError, type SqliteStorageOptions, type Durability } from "./storage/sqlite.js";
+export { FieldManager, SchemaTypes, type FieldManagerOptions, type TypeNode } from "./ssa/index.js";
 export type { Storage, StorageEvent, StoredObject, StorageWatch } from "./storage/interface.js";
 export type { Logger } from "./server/server.js";
+export { AccessControl, type SecurityOptions, type TLSMaterial } from "./auth/access.js";
+export type { AuthOptions } from "./auth/setup.js";
+export type { UserInfo } from "./auth/user.js";
+export { parseTokenFile } from "./auth/tokenfile.js";
+export { generateCA, issueCertificate, type CertificateAndKey } from "./auth/x509.js";
+export { rbacStrategies } from "./rbac/strategies.js";
 
 export interface StartApiServerOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -38,7 +48,15 @@ export interface StartApiServerOptions {
   logger?: Logger;
   clock?: Clock;
   /** Tuning passed to the server (history size, in-flight cap, watch bookmarks, ...). */
-  server?: Omit<ApiServerConfig, "strategies" | "clock" | "logger">;
+  server?: Omit<ApiServerConfig, "strategies" | "clock" | "logger" | "security">;
+  /**
+   * Serve plain http instead of HTTPS. client-go sends no credentials over http, so every
+   * request without a bearer token runs as `auth.insecureUser` (default kubeloop-admin in
+   * system:masters); RBAC and impersonation (kubectl --as) still apply.
+   */
+  insecureHttp?: boolean;
+  /** Static tokens, the insecure-mode identity, anonymous paths, ServiceAccount token issuer. */
+  auth?: AuthOptions;
 }
 
 export interface RunningApiServer {
@@ -47,6 +65,11 @@ export interface RunningApiServer {
   stop(): Promise<void>;
   /** The server object, for in-process access to storage and resources. */
   server: ApiServer;
+  /**
+   * HTTPS only: a kubeconfig (YAML text) for `username` in `groups`, authenticating with a
+   * client certificate signed by the cluster CA (envtest's AddUser). Undefined on plain http.
+   */
+  kubeconfigForUser?: (username: string, groups?: readonly string[], namespace?: string) => string;
 }
 
 /** The protobuf decoder with its typed errors mapped to 400 / 415 Status errors. */
@@ -71,7 +94,7 @@ export const builtinTableConverter: TableConverter = (gk, objects, opts) => toTa
 /** The server configuration with every built-in strategy and codec. */
 export function builtinServerConfig(overrides: Partial<ApiServerConfig> = {}): ApiServerConfig {
   return {
-    strategies: builtinStrategies(),
+    strategies: [...builtinStrategies(), ...rbacStrategies(), customResourceDefinitionStrategy],
     decodeProtobuf: builtinProtobufDecoder,
     toTable: builtinTableConverter,
     openapi: { v2: openAPIV2, v3Paths: openAPIV3Paths, v3GroupVersion: openAPIV3GroupVersion },
@@ -80,8 +103,10 @@ export function builtinServerConfig(overrides: Partial<ApiServerConfig> = {}): A
 }
 
 export async function startApiServer(options: StartApiServerOptions = {}): Promise<RunningApiServer> {
+  const dataDir = options.dataDir ?? options.server?.dataDir;
+  const sec = await prepareSecurity({ insecureHttp: options.insecureHttp, dataDir, host: options.host, auth: options.auth });
   const server = new ApiServer(
-    builtinServerConfig({ ...options.server, clock: options.clock, logger: options.logger, dataDir: options.dataDir ?? options.server?.dataDir }),
+    builtinServerConfig({ ...options.server, clock: options.clock, logger: options.logger, dataDir, security: sec.security }),
   );
   let url: string;
   try {
@@ -98,7 +123,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
       tempDir = await mkdtemp(join(tmpdir(), "kubeloop-"));
       kubeconfigPath = join(tempDir, "kubeconfig");
     }
-    await writeKubeconfig(kubeconfigPath, url);
+    await writeKubeconfig(kubeconfigPath, url, sec.credentials);
   } catch (err) {
     await server.stop();
     throw err;
@@ -108,6 +133,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
     url,
     kubeconfigPath,
     server,
+    kubeconfigForUser: sec.pki ? (username, groups = [], namespace = "default") => kubeconfigForUser(sec.pki!, url, username, groups, namespace) : undefined,
     stop: () =>
       (stopped ??= (async () => {
         await server.stop();

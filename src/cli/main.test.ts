@@ -39,23 +39,31 @@ describe("kubeloop CLI", () => {
   it.skipIf(!serverModulesPresent)("keeps state in --data-dir across runs", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kubeloop-cli-"));
     try {
-      const runOnce = async (work: (url: string) => Promise<void>) => {
+      const runOnce = async () => {
         let stop!: (s: string) => void;
         const a = io(new Promise((r) => (stop = r)));
         const done = runCli(["apiserver", "--port", "0", "--data-dir", dir], a);
         for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("kubeconfig: ")); i++) await new Promise((r) => setTimeout(r, 10));
-        await work(a.lines[0].replace("kubeloop API server listening on ", ""));
         stop("SIGTERM");
         expect(await done).toBe(0);
       };
-      await runOnce(async (url) => {
-        const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } };
-        const res = await fetch(`${url}/api/v1/namespaces/default/configmaps`, { method: "POST", body: JSON.stringify(cm), headers: { "Content-Type": "application/json" } });
-        expect(res.status).toBe(201);
-      });
-      await runOnce(async (url) => {
-        expect(await (await fetch(`${url}/api/v1/namespaces/default/configmaps/kept`)).json()).toMatchObject({ data: { a: "1" } });
-      });
+      // The namespace "default" created by the first run is the one the second run finds.
+      const defaultNamespace = async () => {
+        const { SqliteStorage } = await import("../apiserver/storage/sqlite.js");
+        const s = SqliteStorage.open(dir);
+        try {
+          return { uid: (await s.get("/registry/core/namespaces/default"))?.object.metadata?.uid, rev: s.currentRevision() };
+        } finally {
+          await s.close();
+        }
+      };
+      await runOnce();
+      const first = await defaultNamespace();
+      expect(first.uid).toBeTruthy();
+      await runOnce();
+      const second = await defaultNamespace();
+      expect(second.uid).toBe(first.uid);
+      expect(second.rev).toBeGreaterThanOrEqual(first.rev);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -64,7 +72,7 @@ describe("kubeloop CLI", () => {
   it.skipIf(!serverModulesPresent)("runs the API server until asked to stop, writing a kubeconfig", async () => {
     let stop!: (s: string) => void;
     const a = io(new Promise((r) => (stop = r)));
-    const done = runCli(["up", "--port", "0"], a);
+    const done = runCli(["up", "--port", "0", "--insecure-http"], a);
     for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("try:")); i++) await new Promise((r) => setTimeout(r, 10));
     const url = a.lines[0].replace("kubeloop API server listening on ", "");
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -75,5 +83,19 @@ describe("kubeloop CLI", () => {
     expect(await done).toBe(0);
     expect(existsSync(kubeconfig)).toBe(false);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it.skipIf(!serverModulesPresent)("serves https by default, with a kubeconfig that verifies the CA", async () => {
+    let stop!: (s: string) => void;
+    const a = io(new Promise((r) => (stop = r)));
+    const done = runCli(["apiserver", "--port", "0"], a);
+    for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("try:")); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(a.lines[0]).toMatch(/^kubeloop API server listening on https:\/\/127\.0\.0\.1:\d+$/);
+    const kubeconfig = a.lines.find((l) => l.startsWith("kubeconfig: "))!.slice("kubeconfig: ".length);
+    const text = await readFile(kubeconfig, "utf8");
+    expect(text).toContain("certificate-authority-data");
+    expect(text).toContain("client-certificate-data");
+    stop("SIGTERM");
+    expect(await done).toBe(0);
   });
 });

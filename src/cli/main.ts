@@ -2,7 +2,7 @@
 /**
  * The `kubeloop` command.
  *
- *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE]
+ *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
  *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo]
  *
  * Both run until SIGINT/SIGTERM and stop cleanly. Bad input prints one line and exits non-zero.
@@ -32,6 +32,8 @@ interface ServeOptions {
   kubeconfigOut?: string;
   dataDir?: string;
   demo?: boolean;
+  insecureHttp?: boolean;
+  tokenAuthFile?: string;
 }
 
 async function serve(io: CliIO, mode: "apiserver" | "up", opts: ServeOptions): Promise<void> {
@@ -39,7 +41,14 @@ async function serve(io: CliIO, mode: "apiserver" | "up", opts: ServeOptions): P
   try {
     // Loaded on demand so that `--help` and argument errors stay instant.
     const { startApiServer } = await import("../apiserver/index.js");
-    running = await startApiServer({ port: opts.port, host: opts.host, kubeconfigPath: opts.kubeconfigOut, dataDir: opts.dataDir });
+    running = await startApiServer({
+      port: opts.port,
+      host: opts.host,
+      kubeconfigPath: opts.kubeconfigOut,
+      dataDir: opts.dataDir,
+      insecureHttp: opts.insecureHttp,
+      auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
+    });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
@@ -70,7 +79,9 @@ export function buildProgram(io: CliIO): Command {
       .option("--port <n>", "port to listen on (0 picks a free port)", parsePort, 0)
       .option("--host <host>", "address to listen on", "127.0.0.1")
       .option("--kubeconfig-out <file>", "where to write the kubeconfig (default: a temporary file)")
-      .option("--data-dir <dir>", "persist state (SQLite) in this directory; default: in memory");
+      .option("--data-dir <dir>", "persist state (SQLite) in this directory; default: in memory")
+      .option("--insecure-http", "serve plain http (default https); requests without credentials act as kubeloop-admin, since client-go sends none over http")
+      .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"');
 
   common(program.command("apiserver").description("run the embedded API server alone"))
     .exitOverride()

@@ -12,6 +12,10 @@ export const initialNamespaces = ["default", "kube-system", "kube-public", "kube
 
 async function ensure(store: ResourceStore | undefined, ns: string | undefined, obj: KubeObject): Promise<void> {
   if (!store) return;
+  // After a restart on a data directory the object exists already: leave it alone (creating it
+  // again would fail in admission, e.g. the Service's cluster IP is already allocated).
+  const existing = await store.storage.get(store.key(ns, obj.metadata?.name ?? ""));
+  if (existing) return;
   try {
     await store.create(ns, obj, defaultWriteContext({ fieldManager: "kube-apiserver" }));
   } catch (err) {

@@ -18,7 +18,7 @@ import { deepCopy } from "../../apimachinery/deepcopy.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
 import type { Storage, StoredObject } from "../storage/interface.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../storage/errors.js";
-import type { ResourceHooks, Undo, WriteContext } from "./context.js";
+import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
@@ -37,10 +37,14 @@ export interface ResourceStoreDeps {
   namespaceGuard?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
   /** Whether DELETE answers with the deleted object instead of a Status (pods, services, namespaces). */
   returnDeletedObject?: boolean;
+  /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
+  fieldTracker?: FieldTracker;
 }
 
 export interface UpdateOptions {
   subresource?: "status";
+  /** Create the object when it does not exist, whatever the strategy says (server-side apply). */
+  createIfMissing?: boolean;
   /**
    * Replaces the strategy's prepare + validate (for special subresources such as
    * namespaces/finalize). Returns validation errors.
@@ -85,6 +89,10 @@ export class ResourceStore {
 
   get storage(): Storage {
     return this.deps.storage;
+  }
+
+  get fieldTracker(): FieldTracker | undefined {
+    return this.deps.fieldTracker;
   }
 
   get returnsDeletedObject(): boolean {
@@ -254,6 +262,7 @@ export class ResourceStore {
       undo?.();
       throw this.invalid(obj, errs);
     }
+    if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     if (ctx.dryRun) {
       undo?.();
       return obj;
@@ -304,7 +313,7 @@ export class ResourceStore {
       meta.name = name;
       this.normalizeNamespace(obj, namespace);
       if (!cur) {
-        if (opts.subresource || opts.prepare || !this.strategy.allowCreateOnUpdate) throw StatusError.notFound(this.gr, name);
+        if (opts.subresource || opts.prepare || !(this.strategy.allowCreateOnUpdate || opts.createIfMissing)) throw StatusError.notFound(this.gr, name);
         delete meta.resourceVersion;
         try {
           return { object: await this.create(namespace, obj, ctx), created: true };
@@ -379,6 +388,7 @@ export class ResourceStore {
       undo?.();
       throw this.invalid(obj, errs);
     }
+    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();

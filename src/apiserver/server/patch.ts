@@ -1,6 +1,7 @@
 /**
  * PATCH bodies: JSON Patch, JSON merge patch and strategic merge patch (apimachinery/patch),
- * applied to the current object; server-side apply and unknown patch types are refused (415).
+ * applied to the current object; server-side apply ("apply") is served by ssa/applyhandler.ts;
+ * unknown patch types are refused (415).
  */
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
@@ -14,7 +15,7 @@ import {
 import { parseMediaType } from "./negotiate.js";
 import { parseJSON } from "./body.js";
 
-export type ServedPatchType = "json" | "merge" | "strategic";
+export type ServedPatchType = "json" | "merge" | "strategic" | "apply";
 
 const patchTypes = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"];
 
@@ -29,9 +30,10 @@ export function patchTypeOf(contentType: string | undefined): ServedPatchType {
     case "application/strategic-merge-patch+json":
       return "strategic";
     case "application/apply-patch+yaml":
+      return "apply";
     case "application/apply-patch+cbor":
       throw new StatusError({
-        message: "server-side apply (application/apply-patch+yaml) is not supported by this server yet; use client-side apply or a JSON, merge or strategic merge patch",
+        message: "application/apply-patch+cbor is not supported by this server; send application/apply-patch+yaml",
         reason: "UnsupportedMediaType",
         details: { causes: [{ reason: "UnexpectedServerResponse", message: t }] },
         code: 415,
@@ -101,6 +103,8 @@ export function applyPatch(
         out = applyStrategicMergePatch(current, patch, meta);
         break;
       }
+      case "apply":
+        throw StatusError.internalError(new Error("server-side apply is not a patch of the current object"));
     }
   } catch (err) {
     if (err instanceof StatusError) throw err;

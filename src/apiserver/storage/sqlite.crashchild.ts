@@ -11,7 +11,11 @@ import type { Durability } from "./sqlite.js";
 
 async function main(): Promise<void> {
   const [dataDir, concurrencyArg, durability] = process.argv.slice(2);
-  const running = await startApiServer({ dataDir, server: { persistence: { durability: (durability ?? "full") as Durability } } });
+  const running = await startApiServer({
+    dataDir,
+    insecureHttp: true,
+    server: { persistence: { durability: (durability ?? "full") as Durability } },
+  });
   const base = `${running.url}/api/v1/namespaces/default/configmaps`;
   process.stdout.write(`ready ${running.url}\n`);
   let next = 0;

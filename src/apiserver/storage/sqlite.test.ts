@@ -276,7 +276,7 @@ describe("SqliteStorage persistence", () => {
       const out: string[] = [];
       for (let rev = st.compactedRevision(); rev <= st.currentRevision(); rev++) {
         const l = await st.list("/k/", { revision: rev });
-        out.push(`${rev}:${l.items.map((x) => `${x.key}@${x.rev}=${x.object.data?.i}`).join(",")}`);
+        out.push(`${rev}:${l.items.map((x) => `${x.key}@${x.rev}=${(x.object.data as Record<string, string> | undefined)?.i}`).join(",")}`);
       }
       return out;
     };

@@ -1,0 +1,254 @@
+/**
+ * Schema-aware operations on JSON values (structured-merge-diff's typed package): the field set
+ * of a value, the comparison of two values, the apply merge, and removal of fields.
+ *
+ * Leaves: scalars, atomic lists and maps, and — so that empty and null stay distinct — lists
+ * and maps that are empty or null on both sides. Lists of type set/map are walked item by item,
+ * identified by their path element (the value, or the key fields); structs and granular maps
+ * field by field. Values never are mutated: merge and removal copy what they change.
+ */
+import { semanticEqual } from "../../apimachinery/deepcopy.js";
+import { elementKey, FieldSet, type PathElement } from "./fieldpath.js";
+import { deducedType, type TypeNode } from "./schema.js";
+
+type JSONObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JSONObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isEmpty(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+}
+
+/** Key fields that upstream's schemas default when an item omits them. */
+const keyDefaults: Readonly<Record<string, unknown>> = { protocol: "TCP" };
+
+type Shape = "leaf" | "fields" | "items";
+
+/** How a node is walked, given its type and the values present (undefined = absent). */
+function shapeOf(t: TypeNode, ...values: unknown[]): Shape {
+  const present = values.filter((v) => v !== undefined);
+  switch (t.kind) {
+    case "scalar":
+      return "leaf";
+    case "deduced":
+      return present.length > 0 && present.every(isObject) && !values.every(isEmpty) ? "fields" : "leaf";
+    case "struct":
+    case "map":
+      if (t.atomic || !present.every(isObject) || values.every(isEmpty)) return "leaf";
+      return "fields";
+    case "list":
+      if (t.listType === "atomic" || !present.every(Array.isArray) || values.every(isEmpty)) return "leaf";
+      return "items";
+  }
+}
+
+function fieldType(t: TypeNode, name: string): { type: TypeNode; declared: boolean } {
+  if (t.kind === "struct") {
+    const f = t.field(name);
+    return f ? { type: f, declared: true } : { type: deducedType, declared: false };
+  }
+  if (t.kind === "map") return { type: t.element, declared: false };
+  return { type: deducedType, declared: false };
+}
+
+/** The path element of a list item (its FieldsV1 string). */
+export function itemElement(t: TypeNode, item: unknown, index: number): string {
+  if (t.kind !== "list") return elementKey({ index });
+  if (t.listType === "set") return elementKey({ value: item });
+  if (t.listType === "map" && isObject(item) && t.keys.length > 0) {
+    const key: JSONObject = {};
+    for (const k of t.keys) {
+      const v = item[k] ?? keyDefaults[k];
+      if (v !== undefined) key[k] = v;
+    }
+    return elementKey({ key } as PathElement);
+  }
+  return elementKey({ index });
+}
+
+/** Items by path element, first occurrence wins, in list order. */
+function indexItems(t: TypeNode & { kind: "list" }, list: unknown): { order: string[]; items: Map<string, unknown> } {
+  const items = new Map<string, unknown>();
+  const order: string[] = [];
+  if (Array.isArray(list)) {
+    list.forEach((item, i) => {
+      const pe = itemElement(t, item, i);
+      if (items.has(pe)) return;
+      items.set(pe, item);
+      order.push(pe);
+    });
+  }
+  return { order, items };
+}
+
+// ---- field sets ----------------------------------------------------------------------------
+
+/** The set of fields a value sets (an applied configuration's ownership). */
+export function toFieldSet(value: unknown, t: TypeNode): FieldSet {
+  const root = new FieldSet();
+  const walk = (v: unknown, ty: TypeNode, node: FieldSet) => {
+    const shape = ty.kind === "list" && ty.listType !== "atomic" && Array.isArray(v) ? "items" : shapeOf(ty, v);
+    if (shape === "leaf") {
+      node.member = true;
+      return;
+    }
+    if (shape === "items" && ty.kind === "list") {
+      (v as unknown[]).forEach((item, i) => {
+        const child = node.child(itemElement(ty, item, i));
+        walk(item, ty.element, child);
+        child.member = true;
+      });
+      return;
+    }
+    for (const [k, val] of Object.entries(v as JSONObject)) {
+      if (val === undefined) continue;
+      const f = fieldType(ty, k);
+      const child = node.child(`f:${k}`);
+      walk(val, f.type, child);
+      if (val === null || (isObject(val) && Object.keys(val).length === 0) || !f.declared) child.member = true;
+      else if (!child.member && child.children.size === 0) node.children.delete(`f:${k}`);
+    }
+  };
+  walk(value, t, root);
+  root.member = false;
+  return root;
+}
+
+// ---- comparison ----------------------------------------------------------------------------
+
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/**
+ * What changed from `lhs` to `rhs`: leaves added, removed or changed, plus containers that
+ * appeared or disappeared (granular maps, lists and list items). Struct-typed fields and
+ * required fields count as always present, as Go's zero values (non-pointer structs, fields
+ * without omitempty) make them upstream, so they are never added or removed as containers.
+ */
+export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
+  const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const walk = (l: unknown, r: unknown, ty: TypeNode, path: string[], alwaysPresent = false) => {
+    const shape = shapeOf(ty, l, r);
+    if (shape === "leaf") {
+      if (path.length === 0) return;
+      if (l === undefined) out.added.insert(path);
+      else if (r === undefined) out.removed.insert(path);
+      else if (!semanticEqual(l, r)) out.modified.insert(path);
+      return;
+    }
+    if (shape === "items" && ty.kind === "list") {
+      const li = indexItems(ty, l);
+      const ri = indexItems(ty, r);
+      for (const pe of li.order) walk(li.items.get(pe), ri.items.get(pe), ty.element, [...path, pe]);
+      for (const pe of ri.order) if (!li.items.has(pe)) walk(undefined, ri.items.get(pe), ty.element, [...path, pe]);
+    } else {
+      const lo = isObject(l) ? l : {};
+      const ro = isObject(r) ? r : {};
+      const required = (k: string) => ty.kind === "struct" && ty.required.has(k);
+      for (const k of Object.keys(lo)) if (lo[k] !== undefined) walk(lo[k], ro[k], fieldType(ty, k).type, [...path, `f:${k}`], required(k));
+      for (const k of Object.keys(ro)) {
+        if (lo[k] === undefined && ro[k] !== undefined) walk(undefined, ro[k], fieldType(ty, k).type, [...path, `f:${k}`], required(k));
+      }
+    }
+    const structField = ty.kind === "struct" && path.length > 0 && path[path.length - 1].startsWith("f:");
+    if (path.length > 0 && !structField && !alwaysPresent) {
+      if (l === undefined) out.added.insert(path);
+      else if (r === undefined) out.removed.insert(path);
+    }
+  };
+  walk(lhs, rhs, t, []);
+  return out;
+}
+
+// ---- merge ---------------------------------------------------------------------------------
+
+/**
+ * The apply merge: `rhs` (the configuration) over `lhs` (the live object). Leaves take the
+ * configuration's value; structs and maps merge field by field; set and map lists merge item by
+ * item, keeping the live order for items the configuration does not mention and the
+ * configuration's order among the items it does.
+ */
+export function merge(lhs: unknown, rhs: unknown, t: TypeNode): unknown {
+  if (rhs === undefined) return lhs;
+  if (lhs === undefined) return rhs;
+  const shape = shapeOf(t, lhs, rhs);
+  if (shape === "leaf") return rhs;
+  if (shape === "items" && t.kind === "list") return mergeItems(t, lhs, rhs);
+  const lo = lhs as JSONObject;
+  const ro = rhs as JSONObject;
+  const out: JSONObject = {};
+  for (const k of Object.keys(lo)) out[k] = k in ro ? merge(lo[k], ro[k], fieldType(t, k).type) : lo[k];
+  for (const k of Object.keys(ro)) if (!(k in lo)) out[k] = ro[k];
+  return out;
+}
+
+function mergeItems(t: TypeNode & { kind: "list" }, lhs: unknown, rhs: unknown): unknown[] {
+  const L = indexItems(t, lhs);
+  const R = indexItems(t, rhs);
+  const out: unknown[] = [];
+  const shared = R.order.filter((pe) => L.items.has(pe));
+  let next = shared.shift();
+  let lI = 0;
+  let rI = 0;
+  while (lI < L.order.length || rI < R.order.length) {
+    if (lI < L.order.length && rI < R.order.length) {
+      const pe = L.order[lI];
+      if (pe === R.order[rI]) {
+        out.push(merge(L.items.get(pe), R.items.get(pe), t.element));
+        lI++;
+        rI++;
+        next = shared.shift();
+        continue;
+      }
+      // A shared item that is not the next shared one in the configuration's order: it is emitted when the configuration reaches it.
+      if (R.items.has(pe) && next !== undefined && next !== pe) {
+        lI++;
+        continue;
+      }
+    }
+    if (lI < L.order.length && !R.items.has(L.order[lI])) {
+      out.push(L.items.get(L.order[lI]));
+      lI++;
+      continue;
+    }
+    if (rI < R.order.length) {
+      const pe = R.order[rI];
+      out.push(merge(L.items.get(pe), R.items.get(pe), t.element));
+      rI++;
+      if (next === pe) next = shared.shift();
+    } else {
+      // Only shared items remain on the live side, all of them already emitted.
+      lI++;
+    }
+  }
+  return out;
+}
+
+// ---- removal -------------------------------------------------------------------------------
+
+/** The value without the members of `set` (a member removes its whole subtree). */
+export function removeItems(value: unknown, set: FieldSet, t: TypeNode): unknown {
+  if (set.empty()) return value;
+  if (t.kind === "list" && t.listType !== "atomic" && Array.isArray(value)) {
+    const out: unknown[] = [];
+    value.forEach((item, i) => {
+      const node = set.children.get(itemElement(t, item, i));
+      if (!node) out.push(item);
+      else if (!node.member) out.push(removeItems(item, node, t.element));
+    });
+    return out;
+  }
+  if (!isObject(value) || (t.kind !== "struct" && t.kind !== "map" && t.kind !== "deduced")) return value;
+  const out: JSONObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    const node = set.children.get(`f:${k}`);
+    if (!node) out[k] = v;
+    else if (!node.member) out[k] = removeItems(v, node, fieldType(t, k).type);
+  }
+  return out;
+}
