@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
 import { startApiServer } from "../../src/apiserver/index.js";
@@ -59,7 +60,8 @@ function drainThen(req: IncomingMessage, fn: () => void): void {
 const bench: Benchmark = {
   name: "apiserver/http",
   async run(): Promise<Figure[]> {
-    const api = await startApiServer({ port: 0, server: { maxInFlight: 10_000 } });
+    // Plain HTTP on both sides, so the comparison measures the server and not TLS.
+    const api = await startApiServer({ port: 0, insecureHttp: true, server: { maxInFlight: 10_000 } });
     const base = `${api.url}/api/v1/namespaces/default/configmaps`;
     const figures: Figure[] = [];
     try {
@@ -149,15 +151,33 @@ const bench: Benchmark = {
   },
 };
 
-async function countFrames(url: string, expected: number, ready: () => void, signal: AbortSignal): Promise<void> {
-  const res = await request(url, { method: "GET", dispatcher: agent, signal });
-  ready();
-  let seen = 0;
-  for await (const chunk of res.body) {
-    const s = (chunk as Buffer).toString();
-    for (let i = s.indexOf('"type":"'); i !== -1; i = s.indexOf('"type":"', i + 1)) seen++;
-    if (seen >= expected) break;
+/**
+ * Reads a watch stream, counting event frames. `first` resolves at the first frame (the probe
+ * every watcher must see before timing starts); `done` once `expected` frames have arrived.
+ */
+function countFrames(url: string, expected: number, signal: AbortSignal): { first: Promise<void>; done: Promise<void> } {
+  let firstSeen!: () => void;
+  const first = new Promise<void>((r) => (firstSeen = r));
+  const done = (async () => {
+    const res = await request(url, { method: "GET", dispatcher: agent, signal });
+    let seen = 0;
+    for await (const chunk of res.body) {
+      const s = (chunk as Buffer).toString();
+      for (let i = s.indexOf('"type":"'); i !== -1; i = s.indexOf('"type":"', i + 1)) seen++;
+      if (seen > 0) firstSeen();
+      if (seen >= expected) break;
+    }
+  })();
+  return { first, done };
+}
+
+async function postMany(url: string, n: number, body: (i: number) => string): Promise<void> {
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    writes.push(call(url, "POST", body(i)));
+    if (writes.length >= CONCURRENCY) await Promise.all(writes.splice(0));
   }
+  await Promise.all(writes);
 }
 
 async function fanOut(apiUrl: string): Promise<Figure> {
@@ -165,21 +185,16 @@ async function fanOut(apiUrl: string): Promise<Figure> {
   const EVENTS = 1000;
   // An empty namespace: a watch without a resourceVersion then starts with no synthetic events.
   const ns = "kube-node-lease";
-  // Embedded server: events delivered per second across all watchers.
+  const cms = `${apiUrl}/api/v1/namespaces/${ns}/configmaps`;
   const ac = new AbortController();
-  let readyCount = 0;
-  const watchers = Array.from({ length: WATCHERS }, () =>
-    countFrames(`${apiUrl}/api/v1/namespaces/${ns}/configmaps?watch=true`, EVENTS, () => readyCount++, ac.signal),
-  );
-  while (readyCount < WATCHERS) await new Promise((r) => setTimeout(r, 5));
+  setMaxListeners(WATCHERS * 2, ac.signal);
+  const watchers = Array.from({ length: WATCHERS }, () => countFrames(`${cms}?watch=true`, EVENTS + 1, ac.signal));
+  // A probe object: once every watcher has seen it, all watches are established.
+  await call(cms, "POST", JSON.stringify({ metadata: { name: "probe" } }));
+  await Promise.all(watchers.map((w) => w.first));
   const start = performance.now();
-  const writes: Promise<unknown>[] = [];
-  for (let i = 0; i < EVENTS; i++) {
-    writes.push(call(`${apiUrl}/api/v1/namespaces/${ns}/configmaps`, "POST", JSON.stringify({ metadata: { name: `f-${i}` }, data: { i: String(i) } })));
-    if (writes.length >= CONCURRENCY) await Promise.all(writes.splice(0));
-  }
-  await Promise.all(writes);
-  await Promise.all(watchers);
+  await postMany(cms, EVENTS, (i) => JSON.stringify({ metadata: { name: `f-${i}` }, data: { i: String(i) } }));
+  await Promise.all(watchers.map((w) => w.done));
   const apiRate = ((WATCHERS * EVENTS) / (performance.now() - start)) * 1000;
   ac.abort();
 
@@ -196,26 +211,23 @@ async function fanOut(apiUrl: string): Promise<Figure> {
       return;
     }
     drainThen(req, () => {
-      for (const s of streams) s.write(frame);
+      for (const st of streams) st.write(frame);
       res.writeHead(201, { "content-type": "application/json" });
       res.end("{}");
     });
   });
   const ac2 = new AbortController();
-  let ready2 = 0;
-  const w2 = Array.from({ length: WATCHERS }, () => countFrames(`${bare.url}/watch`, EVENTS, () => ready2++, ac2.signal));
-  while (ready2 < WATCHERS || streams.size < WATCHERS) await new Promise((r) => setTimeout(r, 5));
+  setMaxListeners(WATCHERS * 2, ac2.signal);
+  const w2 = Array.from({ length: WATCHERS }, () => countFrames(`${bare.url}/watch`, EVENTS + 1, ac2.signal));
+  while (streams.size < WATCHERS) await new Promise((r) => setTimeout(r, 5));
+  await call(`${bare.url}/x`, "POST", "{}");
+  await Promise.all(w2.map((w) => w.first));
   const start2 = performance.now();
-  const writes2: Promise<unknown>[] = [];
-  for (let i = 0; i < EVENTS; i++) {
-    writes2.push(call(`${bare.url}/x`, "POST", "{}"));
-    if (writes2.length >= CONCURRENCY) await Promise.all(writes2.splice(0));
-  }
-  await Promise.all(writes2);
-  await Promise.all(w2);
+  await postMany(`${bare.url}/x`, EVENTS, () => "{}");
+  await Promise.all(w2.map((w) => w.done));
   const ceilRate = ((WATCHERS * EVENTS) / (performance.now() - start2)) * 1000;
   ac2.abort();
-  for (const s of streams) s.end();
+  for (const st of streams) st.end();
   bare.server.close();
   return {
     name: `watch fan-out (${WATCHERS} watchers × ${EVENTS} creates)`,

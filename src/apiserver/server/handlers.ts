@@ -20,6 +20,9 @@ import type { ResourceRequestInfo } from "./requestinfo.js";
 import { methodNotAllowed, notFoundPage, setWarnings, writeJSON } from "./respond.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
+import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
+import { requestUser } from "../auth/context.js";
+import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
 const scaleGK = { group: "autoscaling", kind: "Scale" };
 
@@ -38,7 +41,7 @@ async function decodeBody(env: HandlerEnv, req: IncomingMessage): Promise<{ obje
 
 function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", req: IncomingMessage): WriteContext {
   const o = parseWriteOptions(q, kind, userAgent(req));
-  return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation });
+  return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation, user: requestUser(req) });
 }
 
 /** Only plain JSON answers for writes and subresources; 406 if the client takes none. */
@@ -61,7 +64,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const ok =
       (sub === "status" && store.strategy.subresources.status) ||
       (sub === "scale" && store.strategy.subresources.scale) ||
-      (sub === "finalize" && isNamespaceResource);
+      (sub === "finalize" && isNamespaceResource) ||
+      (sub === "binding" && store.gr.group === "" && store.gr.resource === "pods");
     if (!ok || info.name === undefined) throw notFoundPage();
   }
   const q = url.searchParams;
@@ -98,6 +102,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   }
 
   if (method === "POST") {
+    if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q);
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
@@ -134,6 +139,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     requireVerb(store, "patch");
     const type = patchTypeOf(req.headers["content-type"]);
     const ctx = writeContextFor(q, "PatchOptions", req);
+    if (type === "apply") return serveApply(store, { namespace: ns, name, subresource: sub, query: q, body: await readBody(req, env.maxBodyBytes), ctx }, res);
+    rejectForceWithoutApply(q);
     const patch = parsePatchBody(await readBody(req, env.maxBodyBytes));
     const names = store.strategy.names;
     if (sub === "scale") {
@@ -220,4 +227,21 @@ async function updateScale(
     ctx,
   );
   return toScale(r.object, sub);
+}
+
+/** POST pods/<name>/binding: assigns the pod to a node (the scheduler's verb). */
+async function serveBinding(
+  env: HandlerEnv,
+  store: NonNullable<ReturnType<HandlerEnv["registry"]["lookup"]>>,
+  ns: string | undefined,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  q: URLSearchParams,
+): Promise<void> {
+  const ctx = writeContextFor(q, "CreateOptions", req);
+  const body = await decodeBody(env, req);
+  const node = bindingTarget(body.object, name);
+  await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
+  return writeJSON(res, 201, bindingSuccess);
 }

@@ -1,0 +1,144 @@
+/**
+ * The whole control plane in one process: the embedded API server and every controller —
+ * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints — sharing one informer
+ * factory and one event broadcaster, talking to the server through a real KubeClient over the
+ * written kubeconfig (HTTPS with a client certificate, exactly as kubectl does).
+ *
+ * This is what `kubeloop up` runs and what end-to-end tests start.
+ */
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { Registry } from "prom-client";
+import type { Clock } from "../apimachinery/clock.js";
+import { startApiServer, type RunningApiServer, type StartApiServerOptions } from "../apiserver/index.js";
+import { KubeClient } from "../client/kubeclient.js";
+import { DeploymentController } from "../controllers/deployment/index.js";
+import { EndpointsController } from "../controllers/endpoints/index.js";
+import { GarbageCollector } from "../controllers/garbagecollector/index.js";
+import { PodLifecycleSimulator, type PodBinder, type PodLifecycleSimulatorOptions } from "../controllers/podlifecycle/index.js";
+import { ReplicaSetController } from "../controllers/replicaset/index.js";
+import { ClientEventSink, EventBroadcaster } from "../events/index.js";
+import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
+import type { TypedObject } from "../apimachinery/types.js";
+import { silentLogger, type Logger } from "../runtime/logging.js";
+
+export type ControllerName = "deployment" | "replicaset" | "garbagecollector" | "podlifecycle" | "endpoints";
+
+export const ALL_CONTROLLERS: readonly ControllerName[] = ["deployment", "replicaset", "garbagecollector", "podlifecycle", "endpoints"];
+
+export interface ControlPlaneOptions extends StartApiServerOptions {
+  /** Which controllers run (default: all). */
+  controllers?: readonly ControllerName[];
+  /** Simulated kubelet settings (nodes, heartbeat interval, delays, speed factor). */
+  kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
+  /** Workers per controller (upstream's defaults when absent). */
+  workers?: Partial<Record<ControllerName, number>>;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface RunningControlPlane {
+  api: RunningApiServer;
+  /** A client with no client-side rate limit, for in-process callers. */
+  client: KubeClient;
+  informers: SharedInformerFactory;
+  /** Resolves once every informer of every controller has synced. */
+  ready: Promise<void>;
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+/** Binds pods through the pods/binding subresource, as a scheduler does. */
+export function apiBinder(client: KubeClient): PodBinder {
+  return async (pod: Pod, nodeName: string, signal?: AbortSignal) => {
+    const ns = pod.metadata?.namespace ?? "default";
+    const name = pod.metadata?.name ?? "";
+    await client.transport.requestJSON({
+      method: "POST",
+      path: `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}/binding`,
+      body: JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name, namespace: ns }, target: { apiVersion: "v1", kind: "Node", name: nodeName } }),
+      contentType: "application/json",
+      signal,
+      target: { group: "", resource: "pods", name },
+    });
+  };
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
+  const logger = opts.logger ?? silentLogger();
+  const api = await startApiServer(opts);
+  const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
+  const informers = new SharedInformerFactory(client, {
+    clock: opts.clock,
+    transform: dropManagedFields as (o: TypedObject) => TypedObject,
+    onError: (message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message),
+  });
+  const registry = new Registry();
+  const broadcaster = new EventBroadcaster({ clock: opts.clock, registry });
+  const sink = broadcaster.startRecordingToSink(new ClientEventSink(client));
+  const enabled = new Set(opts.controllers ?? ALL_CONTROLLERS);
+  const common = { client, informers, clock: opts.clock };
+  const runners: Array<(signal: AbortSignal) => Promise<void>> = [];
+  const caches: Array<{ hasSynced(): boolean }> = [];
+
+  if (enabled.has("deployment")) {
+    const c = new DeploymentController({ ...common, recorder: broadcaster.newRecorder({ component: "deployment-controller" }), logger });
+    caches.push(c.deploymentInformer, c.rsInformer, c.podInformer);
+    runners.push((s) => c.run(s, opts.workers?.deployment ?? 5));
+  }
+  if (enabled.has("replicaset")) {
+    const c = new ReplicaSetController({ ...common, recorder: broadcaster.newRecorder({ component: "replicaset-controller" }), logger, registry });
+    runners.push((s) => c.run(s, opts.workers?.replicaset ?? 5));
+  }
+  if (enabled.has("podlifecycle")) {
+    const c = new PodLifecycleSimulator({
+      ...common,
+      ...opts.kubelet,
+      recorder: broadcaster.newRecorder({ component: "kubelet" }),
+      logger,
+      registry,
+      binder: apiBinder(client),
+      placement: "bind",
+    });
+    runners.push((s) => c.run(s, opts.workers?.podlifecycle ?? 4));
+  }
+  if (enabled.has("endpoints")) {
+    const c = new EndpointsController({ ...common, logger, registry });
+    runners.push((s) => c.run(s, opts.workers?.endpoints ?? 5));
+  }
+  if (enabled.has("garbagecollector")) {
+    const c = new GarbageCollector({
+      ...common,
+      discovery: client.discoveryClient,
+      recorder: broadcaster.newRecorder({ component: "garbage-collector-controller" }),
+      logger,
+    });
+    runners.push((s) => c.run(s, opts.workers?.garbagecollector ?? 20));
+  }
+
+  const ac = new AbortController();
+  informers.start(ac.signal);
+  const running = runners.map((run) =>
+    run(ac.signal).catch((err: unknown) => {
+      if (!ac.signal.aborted) logger.error({ err: err instanceof Error ? err.message : String(err) }, "controller stopped with an error");
+    }),
+  );
+  const ready = informers.waitForCacheSync(ac.signal).then(() => undefined);
+  let stopped: Promise<void> | undefined;
+  return {
+    api,
+    client,
+    informers,
+    ready,
+    registry,
+    stop: () =>
+      (stopped ??= (async () => {
+        ac.abort();
+        await Promise.all(running);
+        await informers.shutdown();
+        await sink.stop();
+        await broadcaster.shutdown();
+        await client.close();
+        await api.stop();
+      })()),
+  };
+}
