@@ -4,19 +4,24 @@
  *
  *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
  *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo]
+ *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect]
+ *                      [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--log-level L]
  *
- * Both run until SIGINT/SIGTERM and stop cleanly. Bad input prints one line and exits non-zero.
+ * All run until SIGINT/SIGTERM and stop cleanly. Bad input prints one line and exits non-zero.
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import type { RunningApiServer } from "../apiserver/index.js";
+import type { ViewSink } from "./view.js";
 
 export interface CliIO {
   out(line: string): void;
   err(line: string): void;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM). */
   stopSignal(): Promise<string>;
+  /** Where `up` draws its live view; default: plain lines through `out`. */
+  view?: ViewSink;
 }
 
 function parsePort(v: string): number {
@@ -36,7 +41,7 @@ interface ServeOptions {
   tokenAuthFile?: string;
 }
 
-async function serve(io: CliIO, mode: "apiserver" | "up", opts: ServeOptions): Promise<void> {
+async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
   let running: RunningApiServer;
   try {
     // Loaded on demand so that `--help` and argument errors stay instant.
@@ -53,14 +58,61 @@ async function serve(io: CliIO, mode: "apiserver" | "up", opts: ServeOptions): P
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
   io.out(`kubeloop API server listening on ${running.url}`);
-  if (mode === "up") {
-    io.out("controllers (deployment, replicaset, garbage collector, simulated kubelet) are not part of this release yet: only the API server runs");
-  }
   io.out(`kubeconfig: ${running.kubeconfigPath}`);
   io.out(`try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces`);
   const signal = await io.stopSignal();
   io.out(`received ${signal}, stopping`);
   await running.stop();
+}
+
+async function up(io: CliIO, opts: ServeOptions & { nodes?: number; heartbeatInterval?: number }): Promise<void> {
+  const { runUp } = await import("./up.js");
+  const view: ViewSink = io.view ?? {
+    isTTY: false,
+    write: (text) => {
+      for (const line of text.split("\n")) if (line !== "") io.out(line);
+    },
+  };
+  try {
+    await runUp({ out: io.out, stopSignal: io.stopSignal, view }, { ...opts, heartbeatIntervalMs: opts.heartbeatInterval });
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+interface ControllerFlags {
+  kubeconfig?: string;
+  namespace?: string;
+  workers?: number;
+  leaderElect?: boolean;
+  leaderElectNamespace?: string;
+  metricsBindAddress?: string;
+  healthProbeBindAddress?: string;
+  logLevel?: string;
+}
+
+async function controller(io: CliIO, name: string, flags: ControllerFlags): Promise<void> {
+  const { isControllerName, runController, CONTROLLER_DEFAULT_WORKERS } = await import("./controller.js");
+  if (!isControllerName(name)) {
+    throw new CliError(`unknown controller "${name}": expected one of ${Object.keys(CONTROLLER_DEFAULT_WORKERS).join(", ")}`);
+  }
+  const stop = new AbortController();
+  void io.stopSignal().then(() => stop.abort());
+  try {
+    await runController(name, flags, stop.signal);
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function parseWorkers(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1000) throw new InvalidArgumentError("must be an integer between 1 and 1000");
+  return Number(v);
+}
+
+function parseMs(v: string): number {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError("must be a number of milliseconds (0 turns it off)");
+  return Number(v);
 }
 
 export class CliError extends Error {}
@@ -85,12 +137,29 @@ export function buildProgram(io: CliIO): Command {
 
   common(program.command("apiserver").description("run the embedded API server alone"))
     .exitOverride()
-    .action(async (opts: ServeOptions) => serve(io, "apiserver", opts));
+    .action(async (opts: ServeOptions) => serve(io, opts));
 
-  common(program.command("up").description("run the control plane (API server; controllers come in later releases)"))
+  common(program.command("up").description("run the control plane: API server, every controller and a simulated kubelet, with a live demo"))
     .option("--no-demo", "do not create the demo objects")
+    .option("--nodes <n>", "simulated nodes", parseWorkers, 3)
+    .option("--heartbeat-interval <ms>", "node heartbeat interval in ms (0 turns heartbeats off)", parseMs, 10_000)
     .exitOverride()
-    .action(async (opts: ServeOptions) => serve(io, "up", opts));
+    .action(async (opts: ServeOptions & { nodes?: number; heartbeatInterval?: number }) => up(io, opts));
+
+  program
+    .command("controller")
+    .description("run one controller against a cluster (deployment, replicaset, garbagecollector, endpoints, podlifecycle)")
+    .argument("<name>", "the controller to run")
+    .option("--kubeconfig <file>", "kubeconfig file (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
+    .option("--namespace <ns>", "watch only this namespace (default: all)")
+    .option("--workers <n>", "concurrent reconciles (default: the controller's upstream default)", parseWorkers)
+    .option("--leader-elect", "elect a leader through a Lease before running")
+    .option("--leader-elect-namespace <ns>", "namespace of the leader election Lease", "kube-system")
+    .option("--metrics-bind-address <addr>", 'serve /metrics here (":8080"; "0" disables)', "0")
+    .option("--health-probe-bind-address <addr>", 'serve /healthz and /readyz here (":8081"; "0" disables)', "0")
+    .option("--log-level <level>", "log level (trace, debug, info, warn, error) or klog verbosity 0-10", "info")
+    .exitOverride()
+    .action(async (name: string, flags: ControllerFlags) => controller(io, name, flags));
 
   return program;
 }
@@ -113,6 +182,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 
 function processIO(): CliIO {
   return {
+    view: { isTTY: process.stdout.isTTY === true, write: (text) => process.stdout.write(text) },
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(`${l}\n`),
     stopSignal: () =>

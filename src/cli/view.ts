@@ -122,9 +122,10 @@ export class LiveView {
 
   constructor(private readonly sink: ViewSink) {}
 
-  draw(input: TreeInput): void {
+  /** Draws a frame; `footer` lines follow the tree on a TTY (they are redrawn with it). */
+  draw(input: TreeInput, footer: readonly string[] = []): void {
     if (this.sink.isTTY) {
-      const frame = renderTree(input);
+      const frame = [renderTree(input), ...footer].join("\n");
       const up = this.lastLines > 0 ? `\x1b[${this.lastLines}F\x1b[J` : "";
       this.sink.write(`${up}${frame}\n`);
       this.lastLines = frame.split("\n").length;

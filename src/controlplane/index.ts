@@ -7,6 +7,7 @@
  * This is what `kubeloop up` runs and what end-to-end tests start.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { setMaxListeners } from "node:events";
 import { Registry } from "prom-client";
 import type { Clock } from "../apimachinery/clock.js";
 import { startApiServer, type RunningApiServer, type StartApiServerOptions } from "../apiserver/index.js";
@@ -116,6 +117,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   }
 
   const ac = new AbortController();
+  // Every informer, controller and watch listens on this one signal.
+  setMaxListeners(0, ac.signal);
   informers.start(ac.signal);
   const running = runners.map((run) =>
     run(ac.signal).catch((err: unknown) => {
