@@ -25,6 +25,7 @@ export const CONTROLLER_DEFAULT_WORKERS = {
   garbagecollector: 20,
   endpoints: 5,
   podlifecycle: 4,
+  application: 2,
 } as const;
 
 export type RunnableControllerName = keyof typeof CONTROLLER_DEFAULT_WORKERS;
@@ -62,6 +63,22 @@ export function clientFor(kubeconfig: string | undefined): KubeClient {
 
 /** Runs controller `name` until `stop` aborts; rejects on a fatal error (e.g. lost leadership). */
 export async function runController(name: RunnableControllerName, opts: ControllerCommandOptions, stop: AbortSignal): Promise<void> {
+  if (name === "application") {
+    // The Application controller has its own runner (CRD install, selector flag, defaults as sample-controller).
+    const { runApplicationController } = await import("../controllers/application/index.js");
+    await runApplicationController({
+      kubeconfig: opts.kubeconfig,
+      namespace: opts.namespace,
+      workers: opts.workers,
+      leaderElect: opts.leaderElect,
+      leaderElectionNamespace: opts.leaderElectNamespace,
+      metricsBindAddress: opts.metricsBindAddress,
+      healthProbeBindAddress: opts.healthProbeBindAddress,
+      logLevel: opts.logLevel,
+      signal: stop,
+    });
+    return;
+  }
   const logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
   const client = clientFor(opts.kubeconfig);
   const informers = new SharedInformerFactory(client, {

@@ -148,7 +148,7 @@ export function buildProgram(io: CliIO): Command {
 
   program
     .command("controller")
-    .description("run one controller against a cluster (deployment, replicaset, garbagecollector, endpoints, podlifecycle)")
+    .description("run one controller against a cluster (deployment, replicaset, garbagecollector, endpoints, podlifecycle, application)")
     .argument("<name>", "the controller to run")
     .option("--kubeconfig <file>", "kubeconfig file (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
     .option("--namespace <ns>", "watch only this namespace (default: all)")

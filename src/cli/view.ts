@@ -5,13 +5,18 @@
  * without a terminal.
  */
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
 import { getControllerOf } from "../apimachinery/ownerrefs.js";
+import type { Application } from "../controllers/application/types.js";
 
 export interface TreeInput {
   deployments: readonly Deployment[];
   replicaSets: readonly ReplicaSet[];
   pods: readonly Pod[];
+  /** When given, Applications are the roots: Application → Deployment → ReplicaSets → Pods, plus Service and endpoints. */
+  applications?: readonly Application[];
+  services?: readonly Service[];
+  endpoints?: readonly Endpoints[];
 }
 
 const REVISION = "deployment.kubernetes.io/revision";
@@ -60,49 +65,93 @@ export function deploymentSummary(d: Deployment, newRSAvailable?: number): { lin
   return { line: parts.join("  "), complete };
 }
 
+/** A one-line summary of an Application. */
+export function applicationSummary(app: Application): { line: string; complete: boolean } {
+  const want = app.spec?.replicas ?? 1;
+  const st = app.status ?? {};
+  const available = st.availableReplicas ?? 0;
+  const observed = (st.observedGeneration ?? 0) >= (app.metadata?.generation ?? 0);
+  const availableCond = st.conditions?.find((c) => c.type === "Available");
+  const complete = observed && available === want && (st.updatedReplicas ?? 0) === want && (st.replicas ?? 0) === want && availableCond?.status === "True";
+  const line = [
+    `application/${app.metadata?.name}`,
+    `${available}/${want} available`,
+    `image ${app.spec?.image ?? "?"}`,
+    progressBar(Math.min(available, st.updatedReplicas ?? 0), want),
+    complete ? "converged" : (st.conditions?.find((c) => c.type === "Progressing")?.reason ?? "reconciling"),
+  ].join("  ");
+  return { line, complete };
+}
+
+function byControllerUID<T extends { metadata?: { ownerReferences?: Array<{ controller?: boolean; uid: string }> } }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const ref = getControllerOf(item as Parameters<typeof getControllerOf>[0]);
+    if (!ref?.uid) continue;
+    const list = out.get(ref.uid) ?? [];
+    list.push(item);
+    out.set(ref.uid, list);
+  }
+  return out;
+}
+
+const byName = (a: { metadata?: { name?: string } }, b: { metadata?: { name?: string } }) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? "");
+
+/** Lines of one Deployment's subtree: its summary, ReplicaSets (newest first) and their Pods. */
+function deploymentLines(d: Deployment, rsByOwner: Map<string, ReplicaSet[]>, podsByOwner: Map<string, Pod[]>): string[] {
+  const lines: string[] = [];
+  const rss = [...(rsByOwner.get(d.metadata?.uid ?? "") ?? [])].sort(
+    (a, b) => Number(b.metadata?.annotations?.[REVISION] ?? 0) - Number(a.metadata?.annotations?.[REVISION] ?? 0),
+  );
+  lines.push(deploymentSummary(d, rss.length > 0 ? (rss[0].status?.availableReplicas ?? 0) : undefined).line);
+  rss.forEach((rs, i) => {
+    const lastRs = i === rss.length - 1;
+    const want = rs.spec?.replicas ?? 0;
+    const ready = rs.status?.readyReplicas ?? 0;
+    lines.push(
+      `${lastRs ? "└─" : "├─"} replicaset/${rs.metadata?.name}  rev ${rs.metadata?.annotations?.[REVISION] ?? "?"}  ${ready}/${want} ready${i === 0 ? "  (new)" : ""}`,
+    );
+    const pods = [...(podsByOwner.get(rs.metadata?.uid ?? "") ?? [])].sort(byName);
+    pods.forEach((p, j) => {
+      const indent = lastRs ? "   " : "│  ";
+      const node = p.spec?.nodeName ?? "<unscheduled>";
+      const ip = p.status?.podIP ?? "";
+      lines.push(`${indent}${j === pods.length - 1 ? "└─" : "├─"} pod/${p.metadata?.name}  ${podState(p)}${podReady(p) ? "  ready" : ""}  ${node}${ip ? `  ${ip}` : ""}`.trimEnd());
+    });
+  });
+  return lines;
+}
+
+function serviceLine(svc: Service, eps: Endpoints | undefined): string {
+  const ports = (svc.spec?.ports ?? []).map((p) => `${p.port}/${p.protocol ?? "TCP"}`).join(",");
+  const ready = (eps?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
+  const notReady = (eps?.subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
+  return `service/${svc.metadata?.name}  ${svc.spec?.type ?? "ClusterIP"} ${svc.spec?.clusterIP ?? ""}  ${ports}  endpoints: ${ready} ready${notReady ? `, ${notReady} not ready` : ""}`;
+}
+
 /** Renders the tree; `namespace` prefixes are left out (the view is per namespace). */
 export function renderTree(input: TreeInput): string {
   const lines: string[] = [];
-  const byOwner = new Map<string, ReplicaSet[]>();
-  for (const rs of input.replicaSets) {
-    const ref = getControllerOf(rs);
-    if (!ref?.uid) continue;
-    const list = byOwner.get(ref.uid) ?? [];
-    list.push(rs);
-    byOwner.set(ref.uid, list);
-  }
-  const podsByOwner = new Map<string, Pod[]>();
-  for (const p of input.pods) {
-    const ref = getControllerOf(p);
-    if (!ref?.uid) continue;
-    const list = podsByOwner.get(ref.uid) ?? [];
-    list.push(p);
-    podsByOwner.set(ref.uid, list);
-  }
-  const deployments = [...input.deployments].sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
-  for (const d of deployments) {
-    const rss = (byOwner.get(d.metadata?.uid ?? "") ?? []).sort(
-      (a, b) => Number(b.metadata?.annotations?.[REVISION] ?? 0) - Number(a.metadata?.annotations?.[REVISION] ?? 0),
-    );
-    lines.push(deploymentSummary(d, rss.length > 0 ? (rss[0].status?.availableReplicas ?? 0) : undefined).line);
-    rss.forEach((rs, i) => {
-      const lastRs = i === rss.length - 1;
-      const want = rs.spec?.replicas ?? 0;
-      const ready = rs.status?.readyReplicas ?? 0;
-      const isNew = i === 0;
-      lines.push(
-        `${lastRs ? "└─" : "├─"} replicaset/${rs.metadata?.name}  rev ${rs.metadata?.annotations?.[REVISION] ?? "?"}  ${ready}/${want} ready${isNew ? "  (new)" : ""}`,
-      );
-      const pods = (podsByOwner.get(rs.metadata?.uid ?? "") ?? []).sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
-      pods.forEach((p, j) => {
-        const lastPod = j === pods.length - 1;
-        const indent = lastRs ? "   " : "│  ";
-        const node = p.spec?.nodeName ?? "<unscheduled>";
-        const ip = p.status?.podIP ?? "";
-        lines.push(`${indent}${lastPod ? "└─" : "├─"} pod/${p.metadata?.name}  ${podState(p)}${podReady(p) ? "  ready" : ""}  ${node}${ip ? `  ${ip}` : ""}`.trimEnd());
+  const rsByOwner = byControllerUID(input.replicaSets);
+  const podsByOwner = byControllerUID(input.pods);
+  const deployments = [...input.deployments].sort(byName);
+  if (input.applications) {
+    const depsByOwner = byControllerUID(deployments);
+    const svcsByOwner = byControllerUID(input.services ?? []);
+    const eps = new Map((input.endpoints ?? []).map((e) => [e.metadata?.name ?? "", e]));
+    for (const app of [...input.applications].sort(byName)) {
+      lines.push(applicationSummary(app).line);
+      const children: string[][] = [];
+      for (const d of depsByOwner.get(app.metadata?.uid ?? "") ?? []) children.push(deploymentLines(d, rsByOwner, podsByOwner));
+      for (const svc of svcsByOwner.get(app.metadata?.uid ?? "") ?? []) children.push([serviceLine(svc, eps.get(svc.metadata?.name ?? ""))]);
+      children.forEach((child, i) => {
+        const last = i === children.length - 1;
+        child.forEach((l, j) => lines.push(`${j === 0 ? (last ? "└─ " : "├─ ") : last ? "   " : "│  "}${l}`));
       });
-    });
+    }
+    return lines.join("\n");
   }
+  for (const d of deployments) lines.push(...deploymentLines(d, rsByOwner, podsByOwner));
   return lines.join("\n");
 }
 
@@ -131,7 +180,8 @@ export class LiveView {
       this.lastLines = frame.split("\n").length;
       return;
     }
-    const summaries = new Set(input.deployments.map((d) => deploymentSummary(d).line.replace(/\[[█░]+\]\s+/, "")));
+    const roots = input.applications ? input.applications.map((a) => applicationSummary(a).line) : input.deployments.map((d) => deploymentSummary(d).line);
+    const summaries = new Set(roots.map((l) => l.replace(/\[[█░]+\]\s+/, "")));
     for (const s of summaries) if (!this.lastSummary.has(s)) this.sink.write(`${s}\n`);
     this.lastSummary = summaries;
   }

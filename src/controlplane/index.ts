@@ -1,6 +1,7 @@
 /**
  * The whole control plane in one process: the embedded API server and every controller —
- * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints — sharing one informer
+ * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints, Application (with
+ * its CRD installed) — sharing one informer
  * factory and one event broadcaster, talking to the server through a real KubeClient over the
  * written kubeconfig (HTTPS with a client certificate, exactly as kubectl does).
  *
@@ -15,6 +16,7 @@ import { KubeClient } from "../client/kubeclient.js";
 import { DeploymentController } from "../controllers/deployment/index.js";
 import { EndpointsController } from "../controllers/endpoints/index.js";
 import { GarbageCollector } from "../controllers/garbagecollector/index.js";
+import { ApplicationController, installApplicationCRD } from "../controllers/application/index.js";
 import { PodLifecycleSimulator, type PodBinder, type PodLifecycleSimulatorOptions } from "../controllers/podlifecycle/index.js";
 import { ReplicaSetController } from "../controllers/replicaset/index.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
@@ -22,9 +24,9 @@ import { dropManagedFields, SharedInformerFactory } from "../informers/index.js"
 import type { TypedObject } from "../apimachinery/types.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
 
-export type ControllerName = "deployment" | "replicaset" | "garbagecollector" | "podlifecycle" | "endpoints";
+export type ControllerName = "deployment" | "replicaset" | "garbagecollector" | "podlifecycle" | "endpoints" | "application";
 
-export const ALL_CONTROLLERS: readonly ControllerName[] = ["deployment", "replicaset", "garbagecollector", "podlifecycle", "endpoints"];
+export const ALL_CONTROLLERS: readonly ControllerName[] = ["deployment", "replicaset", "garbagecollector", "podlifecycle", "endpoints", "application"];
 
 export interface ControlPlaneOptions extends StartApiServerOptions {
   /** Which controllers run (default: all). */
@@ -82,7 +84,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const caches: Array<{ hasSynced(): boolean }> = [];
 
   if (enabled.has("deployment")) {
-    const c = new DeploymentController({ ...common, recorder: broadcaster.newRecorder({ component: "deployment-controller" }), logger });
+    const c = new DeploymentController({ ...common, recorder: broadcaster.newRecorder({ component: "deployment-controller" }), logger, registry });
     caches.push(c.deploymentInformer, c.rsInformer, c.podInformer);
     runners.push((s) => c.run(s, opts.workers?.deployment ?? 5));
   }
@@ -105,6 +107,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   if (enabled.has("endpoints")) {
     const c = new EndpointsController({ ...common, logger, registry });
     runners.push((s) => c.run(s, opts.workers?.endpoints ?? 5));
+  }
+  if (enabled.has("application")) {
+    // Installed before the garbage collector's first discovery, so Applications are in its graph.
+    await installApplicationCRD(client);
+    const c = new ApplicationController({ ...common, recorder: broadcaster.newRecorder({ component: "application-controller" }), logger, registry });
+    runners.push((s) => c.run(s, opts.workers?.application ?? 2));
   }
   if (enabled.has("garbagecollector")) {
     const c = new GarbageCollector({

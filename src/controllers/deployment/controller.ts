@@ -14,6 +14,7 @@
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
 import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
@@ -59,6 +60,8 @@ export interface DeploymentControllerOptions {
   logger?: Logger;
   /** Default number of workers for run() (5). */
   workers?: number;
+  /** Where the work queue and reconcile metrics go (default: prom-client's global registry). */
+  registry?: Registry;
 }
 
 export class DeploymentController {
@@ -99,6 +102,7 @@ export class DeploymentController {
       maxRetries: DEPLOYMENT_MAX_RETRIES,
       clock: this.clock,
       logger: this.logger,
+      registry: opts.registry,
     });
     this.enqueueDeployment = (d) => this.controller.enqueue(d);
 
