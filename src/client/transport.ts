@@ -20,6 +20,7 @@
  *   caller's signal rejects with the signal's reason.
  * - Warning headers go to the configured handler (default: each text logged once to stderr).
  */
+import { createSecureContext } from "node:tls";
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ConnectionOptions } from "node:tls";
@@ -286,9 +287,17 @@ export function statusFromBody(body: Buffer | string): StatusError | undefined {
   } catch {
     return undefined;
   }
+  return failureStatusOf(doc, false);
+}
+
+/**
+ * A decoded document as a failure: a Status with status "Failure" (or, unless `requireKind`, a
+ * kind-less document with status "Failure").
+ */
+function failureStatusOf(doc: unknown, requireKind: boolean): StatusError | undefined {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return undefined;
   const s = doc as { kind?: unknown; status?: unknown; code?: unknown };
-  if ((s.kind === "Status" || s.kind === undefined) && s.status === "Failure") {
+  if ((s.kind === "Status" || (!requireKind && s.kind === undefined)) && s.status === "Failure") {
     return StatusError.fromStatus(doc as Parameters<typeof StatusError.fromStatus>[0]);
   }
   return undefined;
@@ -406,15 +415,19 @@ export class Transport {
 
   private connectOptions(cert: ClientCertificate | undefined): ConnectionOptions {
     const o: ConnectionOptions = { rejectUnauthorized: this.tls.rejectUnauthorized };
-    if (this.tls.ca) o.ca = this.tls.ca;
     if (this.tls.servername) o.servername = this.tls.servername;
+    const material: { ca?: ConnectionOptions["ca"]; cert?: ConnectionOptions["cert"]; key?: ConnectionOptions["key"] } = {};
+    if (this.tls.ca) material.ca = this.tls.ca;
     if (cert) {
-      o.cert = cert.cert;
-      o.key = cert.key;
+      material.cert = cert.cert;
+      material.key = cert.key;
     } else if (this.tls.cert && this.tls.key) {
-      o.cert = this.tls.cert;
-      o.key = this.tls.key;
+      material.cert = this.tls.cert;
+      material.key = this.tls.key;
     }
+    // One secure context per dispatcher: passing PEM strings instead would make Node parse the CA,
+    // certificate and key again for every new connection.
+    if (material.ca || material.cert) o.secureContext = createSecureContext(material);
     return o;
   }
 
@@ -522,6 +535,9 @@ export class Transport {
             method: req.method,
             headers: await this.headersFor(req, creds),
             body: req.body ?? null,
+            // Keep the connection after a DELETE with a body (undici resets it otherwise); the
+            // server reads every request body in full, so reuse is safe.
+            reset: false,
             signal: scope.signal,
             ...(opts.stream ? { bodyTimeout: 0, headersTimeout: 0 } : {}),
           });
@@ -603,8 +619,9 @@ export class Transport {
     } catch (e) {
       throw StatusError.internalError(new Error(`unable to decode the response from the server: ${(e as Error).message}`));
     }
-    const failure = statusFromBody(res.body);
-    if (failure && typeof doc === "object" && doc !== null && (doc as { kind?: unknown }).kind === "Status") throw failure;
+    // Checked on the decoded document: a LIST body can be tens of megabytes, never parse it twice.
+    const failure = failureStatusOf(doc, true);
+    if (failure) throw failure;
     return doc as T;
   }
 
