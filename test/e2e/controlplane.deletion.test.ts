@@ -11,41 +11,20 @@ import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isNotFound } from "../../src/apimachinery/errors.js";
 import { builtin } from "../../src/client/typed.js";
-import { startControlPlane, type RunningControlPlane } from "../../src/controlplane/index.js";
-import { Kubectl } from "./kubectl.js";
+import type { RunningControlPlane } from "../../src/controlplane/index.js";
+import { eventually, sleep, startTestControlPlane } from "./controlplane-env.js";
+import type { Kubectl } from "./kubectl.js";
 
 let cp: RunningControlPlane;
 let k: Kubectl;
 
 beforeAll(async () => {
-  cp = await startControlPlane({
-    port: 0,
-    kubelet: { heartbeatIntervalMs: 0, speedFactor: 0.01, delays: { schedule: 0, containerCreating: 10, running: 10 } },
-  });
-  await cp.ready;
-  k = new Kubectl(cp.api.kubeconfigPath);
+  ({ cp, k } = await startTestControlPlane());
 }, 60_000);
 
 afterAll(async () => {
   await cp?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await sleep(50);
-  }
-}
 
 const deployments = (ns: string) => cp.client.resource<Deployment>(builtin.deployments, ns);
 const replicaSets = (ns: string) => cp.client.resource<ReplicaSet>(builtin.replicaSets, ns);

@@ -10,43 +10,20 @@ import type { Deployment, DeploymentCondition, ReplicaSet } from "kubernetes-typ
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtin } from "../../src/client/typed.js";
-import { startControlPlane, type RunningControlPlane } from "../../src/controlplane/index.js";
-import { Kubectl } from "./kubectl.js";
+import type { RunningControlPlane } from "../../src/controlplane/index.js";
+import { eventually, sleep, startTestControlPlane } from "./controlplane-env.js";
+import type { Kubectl } from "./kubectl.js";
 
 let cp: RunningControlPlane;
 let k: Kubectl;
 
 beforeAll(async () => {
-  cp = await startControlPlane({
-    port: 0,
-    // Old pods have terminationGracePeriodSeconds 30 by default: 30 × 0.01 = 0.3 s to go.
-    kubelet: { heartbeatIntervalMs: 0, speedFactor: 0.01, delays: { schedule: 0, containerCreating: 10, running: 10 } },
-  });
-  await cp.ready;
-  k = new Kubectl(cp.api.kubeconfigPath);
+  ({ cp, k } = await startTestControlPlane());
 }, 60_000);
 
 afterAll(async () => {
   await cp?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns a value other than undefined, or fails with `what` after `timeoutMs`. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await sleep(50);
-  }
-}
 
 async function namespace(name: string): Promise<string> {
   await k.ok(["create", "namespace", name]);

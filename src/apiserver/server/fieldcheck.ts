@@ -8,24 +8,8 @@
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { FieldValidationMode } from "../rest/options.js";
+import { objectMetaFieldNames } from "../crd/prune.js";
 
-const objectMetaFields = new Set([
-  "name",
-  "generateName",
-  "namespace",
-  "selfLink",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "labels",
-  "annotations",
-  "ownerReferences",
-  "finalizers",
-  "managedFields",
-]);
 
 const specStatus = ["spec", "status"];
 const topLevel: Record<string, string[]> = {
@@ -89,7 +73,7 @@ export function pruneUnknownFields(obj: KubeObject, group: string, kind: string)
   const meta = obj.metadata as Record<string, unknown> | undefined;
   if (meta && typeof meta === "object") {
     for (const k of Object.keys(meta)) {
-      if (objectMetaFields.has(k)) continue;
+      if (objectMetaFieldNames.has(k)) continue;
       unknown.push(`metadata.${k}`);
       delete meta[k];
     }

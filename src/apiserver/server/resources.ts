@@ -5,22 +5,9 @@
 import type { ResourceStrategy } from "../registry/strategy.js";
 import type { ResourceStore } from "../rest/store.js";
 
-/** A served resource as discovery and OpenAPI describe it (the openapi module's ServedResource). */
-export interface ServedResource {
-  group: string;
-  version: string;
-  kind: string;
-  listKind: string;
-  resource: string;
-  namespaced: boolean;
-  verbs: string[];
-  subresources: string[];
-  shortNames: string[];
-  categories: string[];
-  singular: string;
-  /** Custom resources: the version's schema (see openapi/types.ts). */
-  openAPIV3Schema?: unknown;
-}
+/** A served resource as discovery and OpenAPI describe it: the openapi module's contract. */
+export type { ServedResource } from "../openapi/types.js";
+import type { ServedResource } from "../openapi/types.js";
 
 export function servedResourceOf(s: ResourceStrategy): ServedResource {
   const n = s.names;
