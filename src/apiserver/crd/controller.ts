@@ -11,7 +11,8 @@
  *    the same status update, so `kubectl wait --for=condition=Established` returns at once;
  * 3. serving: every served version of an established CRD gets a ResourceStore (strategy from
  *    the CRD, storage seen through the version codec) in the registry, hence in discovery and
- *    OpenAPI; a changed CRD replaces them, a removed one withdraws them;
+ *    OpenAPI, and its type (the published schema) registered with the field manager for
+ *    server-side apply; a changed CRD replaces them, a removed one withdraws them (and the types);
  * 4. cleanup: a deleted CRD (deletionTimestamp + the customresourcecleanup finalizer, added by
  *    the delete hook) refuses new objects, deletes every object of the resource, and once none
  *    is left records Terminating=True/InstanceDeletionCompleted and removes the finalizer, which
@@ -34,9 +35,12 @@ import { ResourceStore } from "../rest/store.js";
 import type { TableConverter } from "../server/env.js";
 import type { ResourceRegistry } from "../server/resources.js";
 import type { Storage, StorageWatch } from "../storage/interface.js";
+import type { GroupVersionKind } from "../ssa/fieldmanager.js";
+import type { TypeNode } from "../ssa/schema.js";
 import type { Printer } from "../tables/types.js";
 import { VersionCodec, VersionedStorage } from "./codec.js";
 import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields } from "./crstrategy.js";
+import { customResourceType } from "./fieldtypes.js";
 import { customResourcePrinter, printTable } from "./printer.js";
 import { isObject, jsonEqual } from "./schema.js";
 import {
@@ -52,12 +56,24 @@ import {
   type CRDStatus,
 } from "./types.js";
 
+/**
+ * The server's field manager as the CRD loop sees it: field tracking for the stores, and the
+ * registry of kinds' types, so that server-side apply merges custom resources by their schema.
+ */
+export interface CustomResourceFieldTracker extends FieldTracker {
+  /** Registers (a type) or forgets (undefined) the type of a kind at a version. */
+  setType(gvk: GroupVersionKind, type: TypeNode | undefined): void;
+}
+
 export interface CustomResourceControllerDeps {
   registry: ResourceRegistry;
   storage: Storage;
   clock: Clock;
-  /** managedFields bookkeeping for custom resources (the server's field manager). */
-  fieldTracker?: FieldTracker;
+  /**
+   * managedFields bookkeeping and server-side apply for custom resources (the server's field
+   * manager). Every served version's type is registered with it while the version is served.
+   */
+  fieldTracker?: CustomResourceFieldTracker;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -68,6 +84,8 @@ interface Served {
   kind: string;
   plural: string;
   stores: ResourceStore[];
+  /** The kinds whose type is registered with the field tracker (one per served store). */
+  types: GroupVersionKind[];
   /** Printers by apiVersion; the first entry is the preferred version. */
   printers: Map<string, Printer>;
 }
@@ -408,7 +426,7 @@ export class CustomResourceController {
     const versions = resolveVersions(crd).sort((a, b) => compareKubeVersions(a.version, b.version));
     const group = specOf(crd).group ?? "";
     const storageVersion = versions[0]?.storageVersion ?? "";
-    const served: Served = { signature, group, kind: versions[0]?.kind ?? namesOf(crd).kind ?? "", plural: namesOf(crd).plural ?? "", stores: [], printers: new Map() };
+    const served: Served = { signature, group, kind: versions[0]?.kind ?? namesOf(crd).kind ?? "", plural: namesOf(crd).plural ?? "", stores: [], types: [], printers: new Map() };
     for (const v of versions) {
       const apiVersion = `${group}/${v.version}`;
       const codec = new VersionCodec(apiVersion, `${group}/${storageVersion}`, v.schema);
@@ -427,6 +445,9 @@ export class CustomResourceController {
       }
       served.stores.push(store);
       served.printers.set(apiVersion, customResourcePrinter(v));
+      const gvk = { group, version: v.version, kind: v.kind };
+      this.deps.fieldTracker?.setType(gvk, customResourceType(v.schema));
+      served.types.push(gvk);
     }
     this.served.set(name, served);
   }
@@ -435,6 +456,7 @@ export class CustomResourceController {
     const s = this.served.get(name);
     if (!s) return;
     for (const store of s.stores) this.deps.registry.remove(store);
+    for (const gvk of s.types) this.deps.fieldTracker?.setType(gvk, undefined);
     this.served.delete(name);
   }
 

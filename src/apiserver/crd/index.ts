@@ -7,7 +7,8 @@
 export { customResourceDefinitionStrategy, defaultCRD } from "./crdstrategy.js";
 export { validateCRD, validateCRDUpdate, validateNames } from "./crdvalidation.js";
 export { validateVersionSchema, validateStructural, celUnsupportedMessage } from "./schemavalidation.js";
-export { CustomResourceController, computeNamesStatus, type CustomResourceControllerDeps } from "./controller.js";
+export { CustomResourceController, computeNamesStatus, type CustomResourceControllerDeps, type CustomResourceFieldTracker } from "./controller.js";
+export { customResourceType, publishedShape } from "./fieldtypes.js";
 export { customResourceStrategy, resolveVersions, type CustomResourceVersion } from "./crstrategy.js";
 export { validateValue, type ValidateOptions } from "./validate.js";
 export { prune, applyDefaults, pruneNonNullableNulls } from "./prune.js";
