@@ -4,6 +4,7 @@ import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
+import { metaNamespaceKey } from "../../apimachinery/objectname.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
 import { FakeRecorder } from "../../events/broadcaster.js";
@@ -32,10 +33,23 @@ function setup(opts: Partial<PodLifecycleSimulatorOptions> = {}) {
     ...opts,
     delays: { ...zeroDelays, ...opts.delays },
   });
-  /** Makes the caches show what the fake API holds, as synced informers would. */
+  /**
+   * Makes the caches show what the fake API holds, and delivers the pod notifications, as synced
+   * informers would (the cache first, then the handler).
+   */
   const refresh = () => {
-    sim.podInformer.indexer.replace(client.tracker.list(builtin.pods, "") as unknown as Pod[], "");
+    const before = new Map(sim.podInformer.indexer.list().map((p) => [metaNamespaceKey(p), p]));
+    const pods = client.tracker.list(builtin.pods, "") as unknown as Pod[];
+    sim.podInformer.indexer.replace(pods, "");
     sim.nodeInformer.indexer.replace(client.tracker.list(builtin.nodes, "") as unknown as Node[], "");
+    for (const p of pods) {
+      const key = metaNamespaceKey(p);
+      const old = before.get(key);
+      before.delete(key);
+      if (!old) sim.podEvents.onAdd?.(p, false);
+      else if (old.metadata?.resourceVersion !== p.metadata?.resourceVersion) sim.podEvents.onUpdate?.(old, p);
+    }
+    for (const old of before.values()) sim.podEvents.onDelete?.(old);
   };
   const step = async (key: string) => {
     const r = await sim.reconcile(key);

@@ -13,6 +13,10 @@
  * and (c) the resourceVersion a write was based on, so a reconcile that runs before the informer
  * has delivered our own write does not act on the stale copy. All timing uses the injected Clock.
  *
+ * Per-node usage (pod count, requests) and pod IPs in use are not recounted from the cache for
+ * each decision: a NodeAccounting (accounting.ts) follows the pod informer's notifications and
+ * holds (b), so scheduling and IP allocation cost O(nodes), not O(pods).
+ *
  * Binding: upstream binds through the `pods/binding` subresource. The client contract has no way
  * to POST to a subresource, and an update of spec.nodeName is refused by pod update validation
  * (kube-apiserver and the embedded server alike). So, with `placement: "auto"` (the default) the
@@ -34,11 +38,12 @@ import type { ResourceClient, ResourceClientFactory } from "../../client/interfa
 import { builtin } from "../../client/typed.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
 import type { SharedInformerFactory } from "../../informers/factory.js";
-import { objectFromDeletion } from "../../informers/handlers.js";
+import { objectFromDeletion, type ResourceEventHandler } from "../../informers/handlers.js";
 import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { Controller, type ReconcileResult } from "../../runtime/controller.js";
 import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import { NodeAccounting } from "./accounting.js";
 import { detectFault, type Fault } from "./faults.js";
 import {
   buildLease,
@@ -65,7 +70,7 @@ import {
   unschedulableStatus,
   type Stage,
 } from "./podstatus.js";
-import { pickNode, podRequests, type NodeUsage, type Resources } from "./scheduler.js";
+import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
 
 /** Delays between stages, in milliseconds. */
 export interface PodLifecycleDelays {
@@ -141,6 +146,11 @@ export class PodLifecycleSimulator {
   readonly delays: Readonly<PodLifecycleDelays>;
   readonly speedFactor: number;
   readonly heartbeatIntervalMs: number;
+  /**
+   * What the simulator registers on the pod informer. Exposed so that tests that drive the cache
+   * by hand can deliver the notifications a running informer would.
+   */
+  readonly podEvents: ResourceEventHandler<Pod>;
 
   private readonly client: ResourceClientFactory;
   private readonly clock: Clock;
@@ -159,10 +169,12 @@ export class PodLifecycleSimulator {
   private readonly stages = new Map<string, StageRecord>();
   /** Per pod key: the resourceVersion our in-flight or unobserved write was based on. */
   private readonly pendingRV = new Map<string, string>();
-  /** Per pod key: nodes chosen whose binding the cache does not show yet. */
-  private readonly assumed = new Map<string, { uid: string; node: string; requests: Resources }>();
-  /** Per pod key: pod IPs handed out (released when the pod goes away). */
-  private readonly ips = new Map<string, { uid: string; node: string; ip: string }>();
+  /**
+   * Per-node usage and pod IPs in use, from the pod informer's notifications, with the nodes
+   * chosen whose binding the cache does not show yet (assumptions) and the pod IPs handed out
+   * (reservations, released when the pod goes away), both per pod key.
+   */
+  private readonly accounting = new NodeAccounting();
   private readonly ipCursor = new Map<string, number>();
   /** Pods that did not fit anywhere: retried when pods go away or nodes change. */
   private readonly unschedulable = new Set<string>();
@@ -193,16 +205,25 @@ export class PodLifecycleSimulator {
     this.podLister = this.podInformer.lister();
     this.nodeLister = this.nodeInformer.lister();
 
-    this.podInformer.addEventHandler({
-      onAdd: (pod) => this.controller.enqueue(pod),
-      onUpdate: (_old, pod) => this.controller.enqueue(pod),
+    this.podEvents = {
+      onAdd: (pod) => {
+        this.accounting.observe(pod);
+        this.controller.enqueue(pod);
+      },
+      onUpdate: (_old, pod) => {
+        this.accounting.observe(pod);
+        this.controller.enqueue(pod);
+      },
       onDelete: (obj) => {
         const pod = objectFromDeletion(obj);
         if (!pod) return;
-        this.forget(metaNamespaceKey(pod));
+        const key = metaNamespaceKey(pod);
+        this.accounting.observeDeleted(key);
+        this.forget(key);
         this.retryUnschedulable();
       },
-    });
+    };
+    this.podInformer.addEventHandler(this.podEvents);
     this.nodeInformer.addEventHandler({
       onAdd: (node) => this.onNodeEvent(node, true),
       onUpdate: (old, node) => this.onNodeEvent(node, isSimulatedNode(old) !== isSimulatedNode(node)),
@@ -385,8 +406,7 @@ export class PodLifecycleSimulator {
   private forget(key: string): void {
     this.stages.delete(key);
     this.pendingRV.delete(key);
-    this.assumed.delete(key);
-    this.ips.delete(key);
+    this.accounting.forget(key);
     this.unschedulable.delete(key);
   }
 
@@ -415,10 +435,9 @@ export class PodLifecycleSimulator {
       throw err;
     }
     const uid = pod.metadata?.uid ?? "";
-    for (const m of [this.stages, this.assumed, this.ips] as Array<Map<string, { uid: string }>>) {
-      const rec = m.get(key);
-      if (rec && rec.uid !== uid) m.delete(key);
-    }
+    if (this.stages.get(key)?.uid !== uid) this.stages.delete(key);
+    if (this.accounting.assumption(key)?.uid !== uid) this.accounting.unassume(key);
+    if (this.accounting.reservation(key)?.uid !== uid) this.accounting.releaseIP(key);
     // Our last write is not in the cache yet: the informer will bring it (and enqueue the pod).
     const pending = this.pendingRV.get(key);
     if (pending !== undefined) {
@@ -518,58 +537,30 @@ export class PodLifecycleSimulator {
   private allocateIP(pod: Pod, node: string, index: number): string {
     const key = metaNamespaceKey(pod);
     const uid = pod.metadata?.uid ?? "";
-    const have = this.ips.get(key);
+    const have = this.accounting.reservation(key);
     if (have && have.uid === uid) return have.ip;
-    const used = new Set<string>();
-    for (const p of this.podLister.list()) if (assignedNode(p) === node && p.status?.podIP) used.add(p.status.podIP);
-    for (const r of this.ips.values()) if (r.node === node) used.add(r.ip);
     const base = `10.244.${index + 1}.`;
     let n = this.ipCursor.get(node) ?? 2;
     for (let tries = 0; tries < 253; tries++) {
       const ip = `${base}${n}`;
       n = n >= 254 ? 2 : n + 1;
-      if (!used.has(ip)) {
+      if (!this.accounting.ipInUse(node, ip)) {
         this.ipCursor.set(node, n);
-        this.ips.set(key, { uid, node, ip });
+        this.accounting.reserveIP(key, { uid, node, ip });
         return ip;
       }
     }
     throw new Error(`node ${node} has no free pod IP in ${base}0/24`);
   }
 
-  /** Usage of every simulated node: pods placed there (cache) plus pods assumed there. */
+  /** Usage of every simulated node: pods placed there (as the informer shows them) plus pods assumed there. */
   private nodeUsage(): NodeUsage[] {
-    const usage = new Map<string, NodeUsage>();
+    const usage: NodeUsage[] = [];
     for (const name of this.nodeNames) {
       const node = this.getNode(name);
-      if (node && isSimulatedNode(node)) usage.set(name, { node, requested: {}, pods: 0 });
+      if (node && isSimulatedNode(node)) usage.push({ node, ...this.accounting.usage(name) });
     }
-    const add = (u: NodeUsage, req: Resources) => {
-      u.pods++;
-      for (const [k, v] of Object.entries(req)) u.requested[k] = (u.requested[k] ?? 0) + v;
-    };
-    const counted = new Set<string>();
-    const cachedUIDs = new Map<string, string>();
-    for (const p of this.podLister.list()) {
-      cachedUIDs.set(metaNamespaceKey(p), p.metadata?.uid ?? "");
-      const node = assignedNode(p);
-      const phase = p.status?.phase;
-      if (!node || phase === "Succeeded" || phase === "Failed") continue;
-      const u = usage.get(node);
-      if (!u) continue;
-      add(u, podRequests(p));
-      counted.add(metaNamespaceKey(p));
-    }
-    for (const [key, a] of this.assumed) {
-      // The cache shows the binding now, or the pod is gone: stop assuming.
-      if (counted.has(key) || cachedUIDs.get(key) !== a.uid) {
-        this.assumed.delete(key);
-        continue;
-      }
-      const u = usage.get(a.node);
-      if (u) add(u, a.requests);
-    }
-    return [...usage.values()];
+    return usage;
   }
 
   private async schedulePod(key: string, pod: Pod): Promise<ReconcileResult> {
@@ -585,11 +576,11 @@ export class PodLifecycleSimulator {
     this.unschedulable.delete(key);
     const node = result.node;
     // Decided synchronously, before any await: concurrent decisions see this one.
-    this.assumed.set(key, { uid: pod.metadata?.uid ?? "", node, requests: podRequests(pod) });
+    this.accounting.assume(key, { uid: pod.metadata?.uid ?? "", node, requests: podRequests(pod) });
     try {
       await this.bind(key, pod, node);
     } catch (err) {
-      this.assumed.delete(key);
+      this.accounting.unassume(key);
       throw err;
     }
     this.event(pod, "Normal", "Scheduled", `Successfully assigned ${key} to ${node}`);
