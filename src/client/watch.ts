@@ -36,12 +36,50 @@ export class JsonObjectFramer {
   private inString = false;
   private escaped = false;
 
-  /** Feeds one chunk; returns the objects it completed (as UTF-8 text). */
+  /**
+   * Feeds one chunk; returns the objects it completed (as UTF-8 text).
+   *
+   * String contents (most of the bytes of a Kubernetes object) are skipped with `indexOf` for
+   * the closing quote rather than byte by byte; a quote preceded by an odd run of backslashes is
+   * escaped. A backslash run cannot straddle chunks unseen: an unpaired backslash at a chunk's
+   * end sets `escaped`, which consumes the next chunk's first byte.
+   */
   push(chunk: Uint8Array): string[] {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: string[] = [];
+    const n = buf.length;
     let start = this.depth > 0 ? 0 : -1;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
+    let i = 0;
+    while (i < n) {
+      if (this.inString) {
+        let from = i;
+        if (this.escaped) {
+          this.escaped = false;
+          from = i + 1;
+          if (from >= n) {
+            i = n;
+            break;
+          }
+        }
+        let q = buf.indexOf(QUOTE, from);
+        while (q >= 0) {
+          let k = q - 1;
+          while (k >= from && buf[k] === BACKSLASH) k--;
+          if ((q - 1 - k) % 2 === 0) break;
+          q = buf.indexOf(QUOTE, q + 1);
+        }
+        if (q < 0) {
+          let k = n - 1;
+          while (k >= from && buf[k] === BACKSLASH) k--;
+          this.escaped = (n - 1 - k) % 2 === 1;
+          i = n;
+          break;
+        }
+        this.inString = false;
+        i = q + 1;
+        continue;
+      }
+      const b = buf[i];
       if (this.depth === 0) {
         if (b === OPEN) {
           start = i;
@@ -49,29 +87,24 @@ export class JsonObjectFramer {
         } else if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
           throw new SyntaxError(`unexpected byte 0x${b.toString(16)} between watch events`);
         }
-        continue;
-      }
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === BACKSLASH) this.escaped = true;
-        else if (b === QUOTE) this.inString = false;
-        continue;
-      }
-      if (b === QUOTE) this.inString = true;
-      else if (b === OPEN) this.depth++;
-      else if (b === CLOSE) {
+      } else if (b === QUOTE) {
+        this.inString = true;
+      } else if (b === OPEN) {
+        this.depth++;
+      } else if (b === CLOSE) {
         this.depth--;
         if (this.depth === 0) {
-          this.pending.push(Buffer.from(chunk.buffer, chunk.byteOffset + start, i + 1 - start));
-          out.push(Buffer.concat(this.pending).toString("utf8"));
+          const tail = buf.subarray(start, i + 1);
+          out.push(this.pending.length === 0 ? tail.toString("utf8") : Buffer.concat([...this.pending, tail]).toString("utf8"));
           this.pending = [];
           start = -1;
         }
       }
+      i++;
     }
     if (this.depth > 0 && start >= 0) {
       // Copy: the transport may reuse the chunk's memory.
-      this.pending.push(Buffer.from(chunk.subarray(start)));
+      this.pending.push(Buffer.from(buf.subarray(start)));
     }
     return out;
   }

@@ -154,6 +154,15 @@ export class Reflector<T extends TypedObject> {
     return { phase: "Listing", resourceVersion: this.lastSyncRV === "" ? "0" : this.lastSyncRV, reason };
   }
 
+  /**
+   * After 410 Gone: a consistent relist (resourceVersion ""), by watch-list when the server
+   * serves it (as client-go, which tries watch-list again on every relist).
+   */
+  private expiredState(reason: string): ReflectorPhase {
+    if (this.watchListSupported) return { phase: "WatchListing" };
+    return { phase: "Listing", resourceVersion: "", reason };
+  }
+
   private failed(err: unknown, then: "Listing" | "Watching", what: string): ReflectorPhase {
     this.stats.errors++;
     this.stats.lastError = err instanceof Error ? err.message : String(err);
@@ -187,15 +196,22 @@ export class Reflector<T extends TypedObject> {
     let cont: string | undefined;
     let rv = resourceVersion;
     let limit: number | undefined = this.o.pageSize ?? 500;
+    const fetchPage = (): Promise<KubeList<T>> => {
+      const p = this.o.client.list({
+        labelSelector: this.o.labelSelector,
+        fieldSelector: this.o.fieldSelector,
+        limit,
+        ...(cont ? { continue: cont } : { resourceVersion: rv }),
+        signal,
+      });
+      // Awaited below; this only keeps a failure from counting as unhandled meanwhile.
+      p.catch(() => undefined);
+      return p;
+    };
+    let next = fetchPage();
     for (;;) {
       try {
-        page = await this.o.client.list({
-          labelSelector: this.o.labelSelector,
-          fieldSelector: this.o.fieldSelector,
-          limit,
-          ...(cont ? { continue: cont } : { resourceVersion: rv }),
-          signal,
-        });
+        page = await next;
       } catch (err) {
         if (isGone(err) && (cont !== undefined || rv !== "")) {
           // An expired continue token or a compacted resourceVersion: one consistent full list.
@@ -204,12 +220,15 @@ export class Reflector<T extends TypedObject> {
           cont = undefined;
           rv = "";
           limit = undefined;
+          next = fetchPage();
           continue;
         }
         throw err;
       }
-      for (const item of page.items) items.push(this.prepare(item));
       cont = page.metadata?.continue || undefined;
+      // Ask for the next page first, then prepare this one's items while the server works on it.
+      if (cont) next = fetchPage();
+      for (const item of page.items) items.push(this.prepare(item));
       if (!cont) break;
     }
     const listRV = page.metadata?.resourceVersion ?? "";
@@ -261,6 +280,8 @@ export class Reflector<T extends TypedObject> {
             this.complete([...initial.values()], rv);
             this.backoff.reset();
             done = true;
+            // The same stream now carries changes: report it as watching (health, readiness).
+            this.state = { phase: "Watching", resourceVersion: rv };
           }
           continue;
         }
@@ -291,7 +312,7 @@ export class Reflector<T extends TypedObject> {
     } catch (err) {
       if (isGone(err) || isResourceExpired(err)) {
         this.o.onError?.(`${this.name}: watch of resourceVersion ${resourceVersion} expired, relisting`, err);
-        return { phase: "Listing", resourceVersion: "", reason: "resourceVersion expired" };
+        return this.expiredState("resourceVersion expired");
       }
       throw err;
     }
@@ -338,7 +359,7 @@ export class Reflector<T extends TypedObject> {
     const err = StatusError.fromStatus(ev.object);
     if (isGone(err)) {
       this.o.onError?.(`${this.name}: watch expired (${err.message}), relisting`, err);
-      return { phase: "Listing", resourceVersion: "", reason: "watch expired" };
+      return this.expiredState("watch expired");
     }
     return this.failed(err, "Listing", "watch error event");
   }

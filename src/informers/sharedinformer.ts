@@ -22,6 +22,7 @@ import {
   CONTROLLER_UID_INDEX,
   controllerUIDIndexFunc,
   DeletedFinalStateUnknown,
+  freezeForCache,
   metaNamespaceIndexFunc,
   NAMESPACE_INDEX,
   type Indexer,
@@ -97,7 +98,10 @@ export class SharedIndexInformer<T extends TypedObject = TypedObject> {
       labelSelector: opts.labelSelector,
       fieldSelector: opts.fieldSelector,
       clock: this.clock,
-      transform: opts.transform,
+      // Objects are frozen (and their empty objects shared) as soon as they are decoded, page by
+      // page, rather than when they reach the indexer: the garbage dies young, which keeps the
+      // collector's work on a large initial list down. The indexer then finds them frozen.
+      transform: (o) => freezeForCache(opts.transform ? opts.transform(o) : o),
       useWatchList: opts.useWatchList,
       onError: opts.onError,
     });
@@ -236,11 +240,12 @@ export class SharedIndexInformer<T extends TypedObject = TypedObject> {
         let isSync = d.type === "Sync";
         // A Replaced delta for an unchanged object is a resync, not a change.
         if (d.type === "Replaced" && old.metadata?.resourceVersion === o.metadata?.resourceVersion) isSync = true;
+        // The indexer stores the object itself (frozen), so `o` is what a get would return.
         this.indexer.update(o);
-        this.distribute({ kind: "update", oldObj: old, newObj: this.indexer.get(o)! }, isSync);
+        this.distribute({ kind: "update", oldObj: old, newObj: o }, isSync);
       } else {
         this.indexer.add(o);
-        this.distribute({ kind: "add", obj: this.indexer.get(o)!, initial: isInInitialList }, false);
+        this.distribute({ kind: "add", obj: o, initial: isInInitialList }, false);
       }
     }
     this.checkSynced();

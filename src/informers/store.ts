@@ -7,11 +7,15 @@
  * TypeError (in strict mode, which ES modules are). Copy first — `deepCopy(obj)` — then change
  * the copy. This is the "frozen objects" choice of issue 4 (rather than copy-on-read).
  *
+ * Freezing also lets the cache share what no reader can tell apart: every empty plain object
+ * (`{}`) inside a stored object is replaced by one shared frozen empty object. managedFields'
+ * fieldsV1 trees are mostly `{}` leaves (about 60 per typical pod, 56 bytes of heap each), so
+ * this halves the heap of a cached pod; only object identity of empty objects changes.
+ *
  * Invariants: `items` maps key → object; `indices[name][value]` is exactly the set of keys whose
  * object's index function for `name` yields `value`; both change together in one place
  * (`updateIndices`).
  */
-import { deepFreeze } from "../apimachinery/deepcopy.js";
 import { metaNamespaceKey } from "../apimachinery/objectname.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import { getControllerOf } from "../apimachinery/ownerrefs.js";
@@ -182,7 +186,7 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
   }
 
   private put(key: string, obj: T): void {
-    deepFreeze(obj);
+    freezeForCache(obj);
     const old = this.items.get(key);
     this.items.set(key, obj);
     this.updateIndices(old, obj, key);
@@ -203,6 +207,60 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
       for (const v of newValues) addTo(idx, v, key);
     }
   }
+}
+
+/** The empty object shared by every cached object (see the file comment). */
+const SHARED_EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * Deep-freezes `obj` in place, replacing each empty plain object inside it by SHARED_EMPTY. An
+ * object already frozen is taken as deep-frozen (as `deepFreeze` does) and left alone.
+ */
+export function freezeForCache<V>(obj: V): V {
+  if (typeof obj === "object" && obj !== null && !Object.isFrozen(obj)) freezeChildren(obj);
+  return obj;
+}
+
+function shared(v: object): object {
+  if (Object.isFrozen(v)) return v;
+  if (!Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
+    let empty = true;
+    for (const _ in v) {
+      empty = false;
+      break;
+    }
+    if (empty) return SHARED_EMPTY;
+  }
+  freezeChildren(v);
+  return v;
+}
+
+function freezeChildren(o: object): void {
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) {
+      const v: unknown = o[i];
+      if (typeof v === "object" && v !== null) {
+        const s = shared(v);
+        if (s !== v) o[i] = s;
+      }
+    }
+  } else {
+    const rec = o as Record<string, unknown>;
+    for (const k in rec) {
+      const v = rec[k];
+      if (typeof v === "object" && v !== null) {
+        if (k === "__proto__") {
+          // A "__proto__" data key cannot be reassigned with `=` (that would set the prototype):
+          // its value is frozen where it is.
+          if (!Object.isFrozen(v)) freezeChildren(v);
+          continue;
+        }
+        const s = shared(v);
+        if (s !== v) rec[k] = s;
+      }
+    }
+  }
+  Object.freeze(o);
 }
 
 function addTo(idx: Map<string, Set<string>>, value: string, key: string): void {
