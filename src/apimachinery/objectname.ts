@@ -48,5 +48,8 @@ export class ObjectName {
 
 /** The cache key of an object: "ns/name" or "name" (client-go MetaNamespaceKeyFunc). */
 export function metaNamespaceKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
-  return ObjectName.of(obj).toString();
+  // On every cache operation: build the string directly, with no ObjectName allocation.
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? "";
+  return ns ? `${ns}/${name}` : name;
 }
