@@ -94,6 +94,8 @@ export class AccessControl {
   private readonly insecureUser: UserInfo | undefined;
   private aggregator: ClusterRoleAggregator | undefined;
   private readonly hooks: Record<string, ResourceHooks>;
+  /** `decide` as a function value, made once (impersonation checks take one per request). */
+  private readonly decideFn = (a: Attributes): Decision => this.decide(a);
 
   constructor(
     readonly options: SecurityOptions,
@@ -157,18 +159,29 @@ export class AccessControl {
   /**
    * Authenticates, applies impersonation and authorizes the request; throws 401 / 403
    * StatusErrors. On success the user is available as requestUser(req).
+   *
+   * Synchronous (no promise, no await) in the usual insecure-mode case — no credentials and an
+   * RBAC cache that is current — since it runs before every request; asynchronous otherwise.
    */
-  async guard(req: IncomingMessage, url: URL): Promise<void> {
-    let user: UserInfo;
-    if (this.insecureUser && req.headers.authorization === undefined) {
-      user = this.insecureUser;
-    } else {
-      const outcome = await this.chain.authenticate(req, url.pathname);
-      if (outcome.kind === "unauthorized") throw StatusError.unauthorized();
-      user = outcome.user;
+  guard(req: IncomingMessage, url: URL): void | Promise<void> {
+    const insecure = this.insecureUser;
+    if (insecure && req.headers.authorization === undefined) {
+      if (this.cache.current()) return this.authorize(req, url, insecure);
+      return this.cache.synced().then(() => this.authorize(req, url, insecure));
     }
-    await this.cache.synced();
-    user = impersonate(req, user, (a) => this.decide(a));
+    return this.authenticateAndAuthorize(req, url);
+  }
+
+  private async authenticateAndAuthorize(req: IncomingMessage, url: URL): Promise<void> {
+    const outcome = await this.chain.authenticate(req, url.pathname);
+    if (outcome.kind === "unauthorized") throw StatusError.unauthorized();
+    if (!this.cache.current()) await this.cache.synced();
+    this.authorize(req, url, outcome.user);
+  }
+
+  /** Impersonation and RBAC for an authenticated user (the RBAC cache is current). */
+  private authorize(req: IncomingMessage, url: URL, requestor: UserInfo): void {
+    const user = impersonate(req, requestor, this.decideFn);
     let attrs: Attributes;
     try {
       attrs = { ...requestInfoOf(req.method ?? "GET", url), user };
@@ -180,33 +193,44 @@ export class AccessControl {
     setRequestUser(req, user);
   }
 
-  /** Serves the review resources and serviceaccounts/token; false for every other request. */
-  async intercept(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo): Promise<boolean> {
-    if (req.method !== "POST" || info.version !== "v1") return false;
+  /**
+   * Serves the review resources and serviceaccounts/token; false for every other request
+   * (without a promise: this runs before every resource request).
+   */
+  intercept(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo): false | Promise<boolean> {
+    const answer = this.interceptorFor(req, info);
+    if (!answer) return false;
+    return this.serveIntercepted(req, res, answer);
+  }
+
+  /** How `intercept` answers the request, or undefined when the request is not one it serves. */
+  private interceptorFor(req: IncomingMessage, info: ResourceRequestInfo): ((body: KubeObject) => Promise<KubeObject> | KubeObject) | undefined {
+    if (req.method !== "POST" || info.version !== "v1") return undefined;
     const user = requestUser(req) ?? this.insecureUser ?? AdminUser;
     const key = `${info.group}/${info.resource}`;
     const ns = info.namespace;
-    let answer: (body: KubeObject) => Promise<KubeObject> | KubeObject;
     if (info.subresource === "token" && key === "/serviceaccounts" && ns && info.name) {
       const name = info.name;
-      answer = (body) => this.serviceAccountTokens.createTokenRequest(ns, name, body);
+      return (body) => this.serviceAccountTokens.createTokenRequest(ns, name, body);
     } else if (info.name !== undefined || info.subresource !== undefined) {
-      return false;
+      return undefined;
     } else if (key === "authorization.k8s.io/selfsubjectaccessreviews" && !ns) {
-      answer = (body) => selfSubjectAccessReview(user, body, this.authorizer);
+      return (body) => selfSubjectAccessReview(user, body, this.authorizer);
     } else if (key === "authorization.k8s.io/selfsubjectrulesreviews" && !ns) {
-      answer = (body) => selfSubjectRulesReview(user, body, this.resolver);
+      return (body) => selfSubjectRulesReview(user, body, this.resolver);
     } else if (key === "authorization.k8s.io/subjectaccessreviews" && !ns) {
-      answer = (body) => subjectAccessReview(body, this.authorizer);
+      return (body) => subjectAccessReview(body, this.authorizer);
     } else if (key === "authorization.k8s.io/localsubjectaccessreviews" && ns) {
-      answer = (body) => localSubjectAccessReview(ns, body, this.authorizer);
+      return (body) => localSubjectAccessReview(ns, body, this.authorizer);
     } else if (key === "authentication.k8s.io/selfsubjectreviews" && !ns) {
-      answer = (body) => selfSubjectReview(user, body);
+      return (body) => selfSubjectReview(user, body);
     } else if (key === "authentication.k8s.io/tokenreviews" && !ns) {
-      answer = (body) => tokenReview(body, this.tokenAuthenticators, this.serviceAccountTokens.apiAudiences);
-    } else {
-      return false;
+      return (body) => tokenReview(body, this.tokenAuthenticators, this.serviceAccountTokens.apiAudiences);
     }
+    return undefined;
+  }
+
+  private async serveIntercepted(req: IncomingMessage, res: ServerResponse, answer: (body: KubeObject) => Promise<KubeObject> | KubeObject): Promise<boolean> {
     const buf = await readBody(req, this.deps.maxBodyBytes);
     const body = decodeObjectBody(buf, req.headers["content-type"], this.deps.decodeProtobuf).object;
     await this.cache.synced();

@@ -15,6 +15,8 @@ const userHeader = "impersonate-user";
 const groupHeader = "impersonate-group";
 const uidHeader = "impersonate-uid";
 const extraPrefix = "impersonate-extra-";
+/** The prefix every header above shares. */
+const headerPrefix = "impersonate-";
 
 type ImpersonationRequest =
   | { kind: "User"; name: string }
@@ -45,7 +47,14 @@ function describe(r: ImpersonationRequest): string {
   }
 }
 
+/** Whether any Impersonate-* header is present (the common case, none, skips headersDistinct). */
+function hasImpersonationHeaders(req: IncomingMessage): boolean {
+  for (const name in req.headers) if (name.startsWith(headerPrefix)) return true;
+  return false;
+}
+
 function requestsOf(req: IncomingMessage): { list: ImpersonationRequest[]; groupsSpecified: boolean } {
+  if (!hasImpersonationHeaders(req)) return { list: [], groupsSpecified: false };
   const headers = req.headersDistinct;
   const list: ImpersonationRequest[] = [];
   const user = headers[userHeader]?.[0] ?? "";

@@ -78,8 +78,13 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
     subresource: "",
     name: "",
   };
-  const trimmed = url.pathname.replace(/^\/+|\/+$/g, "");
-  let parts = trimmed === "" ? [] : trimmed.split("/").map(safeDecode);
+  const path = info.path;
+  // The path without leading and trailing slashes (a loop: this runs on every request).
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  let parts = start === end ? [] : path.slice(start, end).split("/").map(safeDecode);
   if (parts.length < 3 || !apiPrefixes.has(parts[0])) return info;
   const prefix = parts[0];
   parts = parts.slice(1);
@@ -118,6 +123,8 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
 }
 
 function safeDecode(s: string): string {
+  // Without a '%' there is nothing to decode (decodeURIComponent would return s itself).
+  if (!s.includes("%")) return s;
   try {
     return decodeURIComponent(s);
   } catch {

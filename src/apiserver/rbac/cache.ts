@@ -87,6 +87,11 @@ export class RbacCache implements RbacObjects {
     this.waiters = keep;
   }
 
+  /** Whether the cache already reflects every completed write (then `synced()` need not be awaited). */
+  current(): boolean {
+    return this.applied >= this.storage.currentRevision() || this.stopped;
+  }
+
   /** Resolves once the cache reflects every write completed before this call. */
   synced(): Promise<void> {
     const target = this.storage.currentRevision();

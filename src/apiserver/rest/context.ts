@@ -56,6 +56,12 @@ export interface ResourceHooks {
  */
 export interface FieldTracker {
   track(obj: KubeObject, live: KubeObject | undefined, ctx: WriteContext, subresource?: string): void;
+  /**
+   * Optional: `tracked` (an object `track` saw) was written to storage as `stored`. Lets the
+   * tracker carry what it computed for the write over to the stored version (the next write's
+   * live object) instead of recomputing it from the stored managedFields.
+   */
+  written?(tracked: KubeObject, stored: KubeObject): void;
   /** The object to write for `config` applied over `live` (undefined: absent); throws 409 on conflicts. */
   apply(live: KubeObject | undefined, config: KubeObject, opts: { manager: string; force: boolean; subresource?: string }): KubeObject;
 }

@@ -1,9 +1,18 @@
 /** System metadata the server fills in: uid, timestamps, generated names. */
 import { randomInt, randomUUID } from "node:crypto";
 
+let lastSecond = Number.NaN;
+let lastText = "";
+
 /** metav1.Time: RFC 3339 UTC with second precision ("2026-11-29T12:20:09Z"). */
 export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const second = Math.floor(ms / 1000);
+  // Every write stamps the current second (often twice); the last text is reused within it.
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace(".000Z", "Z");
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 /** metav1.MicroTime: six fractional digits ("2026-11-29T12:20:09.123000Z"). */

@@ -237,8 +237,12 @@ export class ResourceStore {
     return StatusError.invalid(this.gk, metaOf(obj).name ?? "", unique);
   }
 
-  async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext): Promise<KubeObject> {
-    const obj = deepCopy(body);
+  /**
+   * Creates `body` in `namespace`. With `owned`, the caller hands the body over (a freshly
+   * decoded request body, a copy of its own): it is completed in place instead of copied first.
+   */
+  async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
+    const obj = owned ? body : deepCopy(body);
     this.normalizeTypeMeta(obj);
     this.normalizeNamespace(obj, namespace);
     const meta = metaOf(obj);
@@ -270,6 +274,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = await this.deps.storage.create(this.key(meta.namespace, meta.name!), obj);
+        this.deps.fieldTracker?.written?.(obj, stored.object);
         return stored.object;
       } catch (err) {
         if (err instanceof KeyExistsError) {
@@ -316,7 +321,8 @@ export class ResourceStore {
         if (opts.subresource || opts.prepare || !(this.strategy.allowCreateOnUpdate || opts.createIfMissing)) throw StatusError.notFound(this.gr, name);
         delete meta.resourceVersion;
         try {
-          return { object: await this.create(namespace, obj, ctx), created: true };
+          // obj is this attempt's own copy (made above): handed over as it is.
+          return { object: await this.create(namespace, obj, ctx, true), created: true };
         } catch (err) {
           if (err instanceof StatusError && err.reason === "AlreadyExists" && attempt < maxUpdateAttempts) continue;
           throw err;
@@ -401,7 +407,9 @@ export class ResourceStore {
         this.deps.hooks?.afterDelete?.(gone.object);
         return gone.object;
       }
-      return (await this.deps.storage.update(key, obj, cur.rev)).object;
+      const stored = (await this.deps.storage.update(key, obj, cur.rev)).object;
+      this.deps.fieldTracker?.written?.(obj, stored);
+      return stored;
     } catch (err) {
       undo?.();
       throw err;

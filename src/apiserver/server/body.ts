@@ -30,7 +30,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       chunks.push(c);
     });
     req.on("end", () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+      // A body that arrived in one chunk (the usual case) needs no copy.
+      if (!failed) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.on("error", (err) => {
       if (!failed) {

@@ -108,7 +108,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const ctx = writeContextFor(q, "CreateOptions", req);
     const body = await decodeBody(env, req);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
-    const created = await store.create(ns, body.object, ctx);
+    // The decoded body is used for nothing else: the store completes it in place.
+    const created = await store.create(ns, body.object, ctx, true);
     setWarnings(res, ctx.warnings);
     return writeJSON(res, 201, created);
   }

@@ -55,6 +55,8 @@ export type ObjectRepresentation =
  * entries are honoured when `conversions` allows; otherwise JSON if acceptable, else 406.
  */
 export function negotiateObject(accept: string | undefined, conversions: { table: boolean; partial: boolean }): ObjectRepresentation {
+  // The usual headers, answered without parsing: none, and plain JSON.
+  if (accept === undefined || accept === "" || accept === "application/json" || accept === "*/*") return { kind: "json" };
   for (const m of parseAccept(accept)) {
     const as = m.params["as"];
     if (as !== undefined) {
@@ -104,7 +106,7 @@ export const acceptedBodyTypes = ["application/json", "application/yaml", "appli
 
 /** The decoder a request Content-Type selects; missing means JSON (kubectl scale sends none). */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
-  if (!contentType || contentType.trim() === "") return "json";
+  if (!contentType || contentType === "application/json" || contentType.trim() === "") return "json";
   const m = parseMediaType(contentType);
   const t = m ? `${m.type}/${m.subtype}` : contentType.toLowerCase();
   if (t === "application/json") return "json";

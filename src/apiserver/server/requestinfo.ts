@@ -23,7 +23,11 @@ export type PathInfo =
 const namespaceSubresources = new Set(["status", "finalize"]);
 
 export function parsePath(pathname: string): PathInfo {
-  const parts = pathname.split("/").filter((p) => p !== "").map((p) => decodeURIComponent(p));
+  const parts: string[] = [];
+  for (const p of pathname.split("/")) {
+    // Without a '%' decodeURIComponent returns its input: skip it on the common path.
+    if (p !== "") parts.push(p.includes("%") ? decodeURIComponent(p) : p);
+  }
   let group: string;
   let version: string;
   let rest: string[];

@@ -1,6 +1,7 @@
 /** Writing responses: JSON bodies, Status errors, Warning headers. Never a stack trace. */
 import type { ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
+import { bodyBytes } from "./serialize.js";
 
 export function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
@@ -11,7 +12,7 @@ export function setWarnings(res: ServerResponse, warnings: readonly string[]): v
 }
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = "application/json"): void {
-  const data = Buffer.from(JSON.stringify(body));
+  const data = bodyBytes(body);
   res.writeHead(code, { "Content-Type": contentType, "Content-Length": data.length, "Cache-Control": "no-cache, private" });
   res.end(data);
 }

@@ -36,10 +36,16 @@ export interface RequestHandlerOptions {
   logger?: Logger;
   /** host:port for APIVersions.serverAddressByClientCIDRs. */
   serverAddress: () => string;
-  /** Authentication and authorization before routing (auth/); throws a 401/403 StatusError to refuse. */
-  guard?: (req: IncomingMessage, url: URL) => Promise<void>;
-  /** Serves resource requests that are not stored objects (reviews, TokenRequest); true when handled. */
-  intercept?: (req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo) => Promise<boolean>;
+  /**
+   * Authentication and authorization before routing (auth/); throws (or rejects with) a 401/403
+   * StatusError to refuse. May answer synchronously: it runs before every request.
+   */
+  guard?: (req: IncomingMessage, url: URL) => void | Promise<void>;
+  /**
+   * Serves resource requests that are not stored objects (reviews, TokenRequest); true when
+   * handled. A plain false (no promise) for the requests it does not serve.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo) => boolean | Promise<boolean>;
 }
 
 const healthPaths = new Set(["/healthz", "/livez", "/readyz", "/healthz/ping", "/livez/ping", "/readyz/ping"]);
@@ -59,7 +65,10 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
   const { env } = opts;
 
   const route = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    if (opts.guard) await opts.guard(req, url);
+    if (opts.guard) {
+      const pending = opts.guard(req, url);
+      if (pending) await pending;
+    }
     let path = url.pathname;
     if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
     if (healthPaths.has(path)) return writeText(res, 200, "ok");
@@ -92,7 +101,10 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
         return writeJSON(res, 200, doc);
       }
       case "resource":
-        if (opts.intercept && (await opts.intercept(req, res, p.info))) return;
+        if (opts.intercept) {
+          const handled = opts.intercept(req, res, p.info);
+          if (handled === true || (handled !== false && (await handled))) return;
+        }
         return handleResource(env, req, res, url, p.info);
       case "notFound":
         throw notFoundPage();

@@ -13,9 +13,14 @@ import { watchCollection, type WatchOutEvent } from "../rest/watch.js";
 import { contentTypeFor, toTableObject } from "./convert.js";
 import type { HandlerEnv, IncludeObject } from "./env.js";
 import type { ObjectRepresentation } from "./negotiate.js";
+import { objectBytes } from "./serialize.js";
+
+const frameEnd = Buffer.from("}\n");
 
 function frame(type: string, object: unknown): Buffer {
-  return Buffer.from(`{"type":${JSON.stringify(type)},"object":${JSON.stringify(object)}}\n`);
+  if (typeof object !== "object" || object === null) return Buffer.from(`{"type":${JSON.stringify(type)},"object":${JSON.stringify(object)}}\n`);
+  // The object's bytes are shared with every other response carrying it (serialize.ts).
+  return Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), objectBytes(object), frameEnd]);
 }
 
 function encode(env: HandlerEnv, store: ResourceStore, ev: WatchOutEvent, rep: ObjectRepresentation, include: IncludeObject): Buffer {

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
+import { deepFreeze } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { FieldSet, pathString } from "./fieldpath.js";
 import { FieldManager, fieldView, buildLastApplied, lastAppliedAnnotation } from "./fieldmanager.js";
 import { builtinTypeFor } from "./schema.js";
-import { compare, merge, toFieldSet } from "./typed.js";
+import { addedFieldsV1, compare, merge, toFieldSet } from "./typed.js";
+import { deducedType, type TypeNode } from "./schema.js";
+import fc from "fast-check";
 
 const depType = builtinTypeFor({ group: "apps", version: "v1", kind: "Deployment" })!;
 
@@ -116,6 +119,37 @@ describe("typed merge and compare", () => {
     expect(c.modified.paths().map(pathString)).toEqual([".spec.replicas"]);
     expect(c.removed.paths().map(pathString)).toEqual([".metadata.labels.b"]);
   });
+
+  const podType = builtinTypeFor({ group: "", version: "v1", kind: "Pod" })!;
+  const serviceType = builtinTypeFor({ group: "", version: "v1", kind: "Service" })!;
+  const viaCompare = (v: unknown, t: TypeNode) => {
+    const added = compare({}, v, t).added;
+    return added.empty() ? undefined : added.toFieldsV1();
+  };
+  it.each<[string, unknown, TypeNode]>([
+    ["a deployment", fieldView(deployment({ replicas: 2, template: template(container("b"), container("a", { ports: [{ containerPort: 80 }, { containerPort: 80, protocol: "UDP" }] })) }, { labels: { z: "1", a: "2" }, finalizers: ["y", "x", "y"] })), depType],
+    ["empty and null values", { metadata: { labels: {}, annotations: null }, spec: { replicas: null, selector: {}, template: { spec: { containers: [] } } } }, depType],
+    ["a pod with list maps, sets and duplicates", { spec: { containers: [container("a", { env: [{ name: "X", value: "1" }, { name: "X", value: "2" }] }), container("a")], tolerations: [{ key: "k" }] } }, podType],
+    ["a service (ports keyed by port and protocol)", { spec: { ports: [{ port: 80 }, { port: 80, protocol: "UDP" }], selector: { app: "x" }, type: "ClusterIP" } }, serviceType],
+    ["an undeclared kind (deduced)", { spec: { a: [1, { b: 2 }], c: { d: { e: null } }, f: {} }, data: { k: "v" } }, deducedType],
+    ["nothing", {}, depType],
+    ["a struct with undefined fields only", { spec: { replicas: undefined } }, depType],
+    // compare skips keys an empty object inherits; the direct build does the same.
+    ["keys named like Object.prototype members", { metadata: { labels: { toString: "x", constructor: "y", a: "z" } }, data: { valueOf: "1" } }, deducedType],
+  ])("builds a create's field set directly, as compare does: %s", (_, value, t) => {
+    expect(addedFieldsV1(value, t)).toEqual(viaCompare(value, t));
+  });
+
+  it("builds a create's field set directly, as compare does, for any JSON value", () => {
+    const json = fc.jsonValue({ maxDepth: 4 });
+    const object = fc.dictionary(fc.constantFrom("metadata", "spec", "status", "data", "x", "containers", "labels", "template", "ports", "name", "toString"), json, { maxKeys: 5 });
+    fc.assert(
+      fc.property(object, fc.constantFrom(depType, podType, serviceType, deducedType), (v, t) => {
+        expect(addedFieldsV1(v, t)).toEqual(viaCompare(v, t));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe("FieldManager", () => {
@@ -148,6 +182,100 @@ describe("FieldManager", () => {
     const byManager = Object.fromEntries(entries(scaled).map((e) => [e.manager, e.fieldsV1]));
     expect(byManager["kubectl-scale"]).toEqual({ "f:spec": { "f:replicas": {} } });
     expect((byManager["kubectl-create"] as { "f:spec": Record<string, unknown> })["f:spec"]["f:replicas"]).toBeUndefined();
+  });
+
+  it("tracks the same from a stored (frozen) live object, reused, as from a plain copy, with or without managedFields sent back", () => {
+    const fm = newManager();
+    const live = deployment({ replicas: 1, template: template(container("web")) }, { labels: { app: "web" } });
+    fm.update(undefined, live, "creator");
+    const frozen = deepFreeze(structuredClone(live));
+    const variants = [
+      (o: KubeObject) => o, // sent back as read (client-go)
+      (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } }), // dropped
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [i, variant] of variants.entries()) {
+        // Each variant changes a different field, so leftovers of an earlier round would show.
+        const change = (o: KubeObject): KubeObject =>
+          i === 0 ? { ...o, spec: { ...(o.spec as object), replicas: 2 + round } } : { ...o, metadata: { ...o.metadata, labels: { app: "web", round: String(round) } } };
+        const fromFrozen = variant(change(structuredClone(live)));
+        fm.update(frozen, fromFrozen, "changer");
+        const fromPlain = variant(change(structuredClone(live)));
+        fm.update(structuredClone(live), fromPlain, "changer");
+        expect(fromFrozen.metadata?.managedFields).toEqual(fromPlain.metadata?.managedFields);
+        expect(entries(fromFrozen).find((e) => e.manager === "changer")?.fieldsV1).toEqual(
+          i === 0 ? { "f:spec": { "f:replicas": {} } } : { "f:metadata": { "f:labels": { "f:round": {} } } },
+        );
+      }
+    }
+    // The stored object itself never changes.
+    expect(frozen.metadata?.managedFields).toEqual(live.metadata?.managedFields);
+  });
+
+  it("carries a write's managers over to the stored copy (written) with the same results as decoding it", () => {
+    const fast = newManager();
+    const reference = newManager();
+    type Step = (fm: FieldManager, live: KubeObject | undefined) => KubeObject;
+    const steps: Step[] = [
+      (fm) => {
+        const o = deployment({ replicas: 1, template: template(container("web")) }, { labels: { app: "web" } });
+        fm.update(undefined, o, "creator");
+        return o;
+      },
+      (fm, live) => {
+        const o = structuredClone(live!);
+        (o.spec as { replicas: number }).replicas = 2;
+        fm.update(live, o, "scaler");
+        return o;
+      },
+      (fm, live) => {
+        const o = structuredClone(live!);
+        o.metadata!.labels = { app: "web", tier: "fe" };
+        delete o.metadata!.managedFields;
+        fm.update(live, o, "labeller");
+        return o;
+      },
+      (fm, live) => fm.apply(live, deployment({ replicas: 5 }), { manager: "applier", force: true }),
+      (fm, live) => {
+        // The scaler loses its last field to the applier, then writes again.
+        const o = structuredClone(live!);
+        (o.spec as { replicas: number }).replicas = 6;
+        fm.update(live, o, "scaler");
+        return o;
+      },
+      (fm, live) => {
+        const o = structuredClone(live!);
+        o.metadata!.labels = { app: "web" };
+        fm.update(live, o, "labeller", "status");
+        return o;
+      },
+      // The same manager changing only values it already owns: nobody's fields change.
+      ...[7, 8].map(
+        (replicas): Step =>
+          (fm, live) => {
+            const o = structuredClone(live!);
+            (o.spec as { replicas: number }).replicas = replicas;
+            delete o.metadata!.managedFields;
+            fm.update(live, o, "scaler");
+            return o;
+          },
+      ),
+    ];
+    let fastLive: KubeObject | undefined;
+    let refLive: KubeObject | undefined;
+    for (const step of steps) {
+      const tracked = step(fast, fastLive);
+      if (step === steps[steps.length - 1]) {
+        // Known managers, all unchanged: the live array itself is kept.
+        expect(tracked.metadata?.managedFields).toBe(fastLive?.metadata?.managedFields);
+      }
+      // What storage does: a frozen copy; the tracker is told.
+      const stored = deepFreeze(structuredClone(tracked));
+      fast.written(tracked, stored);
+      fastLive = stored;
+      refLive = structuredClone(step(reference, refLive));
+      expect(fastLive.metadata?.managedFields).toEqual(refLive.metadata?.managedFields);
+    }
   });
 
   it("leaves managedFields untouched by a no-op update and honours a reset with [{}]", () => {

@@ -21,7 +21,7 @@ import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
 import { formatTime } from "../rest/metadata.js";
 import type { FieldTracker, WriteContext } from "../rest/context.js";
 import { canonicalJSON, FieldSet, pathString } from "./fieldpath.js";
@@ -32,11 +32,10 @@ import {
   isReset,
   ManagedFieldsError,
   managerId,
-  type ManagerEntry,
   type Managers,
 } from "./managedfields.js";
 import { builtinTypeFor, deducedType, type TypeNode } from "./schema.js";
-import { compare, merge, removeItems, toFieldSet } from "./typed.js";
+import { addedFieldsV1, compare, merge, removeItems, toFieldSet } from "./typed.js";
 
 export const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -60,16 +59,36 @@ export interface ApplyOptions {
 
 type JSONObject = Record<string, unknown>;
 
-const serverOwnedMetadata = ["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "selfLink", "managedFields"];
+const serverOwnedMetadata = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "selfLink", "managedFields"]);
 
-/** The object as field sets see it: without type meta and server-owned metadata. */
+/**
+ * The object as field sets see it: without type meta and server-owned metadata. Built by
+ * copying the fields kept (in their order, metadata last) rather than deleting the others,
+ * which would turn the copies into slow dictionary objects.
+ */
 export function fieldView(obj: KubeObject | undefined): JSONObject {
   if (!obj) return {};
-  const { apiVersion: _a, kind: _k, metadata, ...rest } = obj as JSONObject;
+  // An own "__proto__" key (parsed JSON can have one) must stay a plain property.
+  const put = (o: JSONObject, k: string, v: unknown) => {
+    if (k === "__proto__") Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else o[k] = v;
+  };
+  const source = obj as JSONObject;
+  const rest: JSONObject = {};
+  for (const k of Object.keys(source)) {
+    if (k !== "metadata" && k !== "apiVersion" && k !== "kind") put(rest, k, source[k]);
+  }
+  const metadata = source.metadata;
   if (metadata && typeof metadata === "object") {
-    const m: JSONObject = { ...(metadata as JSONObject) };
-    for (const f of serverOwnedMetadata) delete m[f];
-    if (Object.keys(m).length > 0) rest.metadata = m;
+    const meta = metadata as JSONObject;
+    const m: JSONObject = {};
+    let kept = false;
+    for (const k of Object.keys(meta)) {
+      if (serverOwnedMetadata.has(k)) continue;
+      put(m, k, meta[k]);
+      kept = true;
+    }
+    if (kept) rest.metadata = m;
   }
   return rest;
 }
@@ -86,6 +105,39 @@ function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | undefined): Mana
   } catch {
     return new Map();
   }
+}
+
+/**
+ * The managers of stored objects' managedFields, by array, as a write left them (see
+ * `written`): the next write to the object starts from them instead of decoding the array.
+ * Stored objects are deep-frozen, so such an array never changes; it is exactly the encoding of
+ * its managers, so a write that leaves them all unchanged may keep the array itself. An entry
+ * is taken out when used (the object's next write), so the map holds one entry per object
+ * last written through a FieldManager, not one per retained version; the maps are handed out
+ * once, and nobody changes the entries or field sets in them (every operation builds new ones).
+ */
+const writtenManagers = new WeakMap<readonly ManagedFieldsEntry[], Managers>();
+
+/**
+ * The managers behind managedFields arrays this module encoded (FieldManager.store), by array,
+ * until the write is stored: `written` then files them under the stored copy's array in
+ * `writtenManagers`.
+ */
+const encodedFrom = new WeakMap<readonly ManagedFieldsEntry[], Managers>();
+
+/**
+ * decodeOrEmpty for the live object's managedFields, taken from `writtenManagers` when the
+ * array is known (`exact`: the array is their encoding).
+ */
+function liveManagers(entries: readonly ManagedFieldsEntry[] | undefined): { managers: Managers; exact: boolean } {
+  const known = entries && writtenManagers.get(entries);
+  if (!known) return { managers: decodeOrEmpty(entries), exact: false };
+  writtenManagers.delete(entries);
+  return { managers: known, exact: true };
+}
+
+function decodeLive(entries: readonly ManagedFieldsEntry[] | undefined): Managers {
+  return liveManagers(entries).managers;
 }
 
 /** Keeps only the members nobody else still owns something at or below. */
@@ -133,6 +185,8 @@ export function applyConflictError(conflicts: ReadonlyMap<string, FieldSet>): St
 export class FieldManager implements FieldTracker {
   /** Types registered at run time (custom resources), by "group/version/kind". */
   private readonly types = new Map<string, TypeNode>();
+  /** builtinTypeFor's answers by "group/version/kind" (null: none). */
+  private readonly builtinTypes = new Map<string, TypeNode | null>();
 
   constructor(private readonly opts: FieldManagerOptions) {}
 
@@ -148,7 +202,16 @@ export class FieldManager implements FieldTracker {
 
   typeOf(obj: KubeObject): TypeNode {
     const gvk = gvkOf(obj);
-    return this.types.get(`${gvk.group}/${gvk.version}/${gvk.kind}`) ?? this.opts.typeFor?.(gvk) ?? builtinTypeFor(gvk) ?? deducedType;
+    const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+    const found = this.types.get(key) ?? this.opts.typeFor?.(gvk);
+    if (found) return found;
+    // Built-in types never change: looked up once per kind (null: not a built-in kind).
+    let builtin = this.builtinTypes.get(key);
+    if (builtin === undefined) {
+      builtin = builtinTypeFor(gvk) ?? null;
+      this.builtinTypes.set(key, builtin);
+    }
+    return builtin ?? deducedType;
   }
 
   private now(): string {
@@ -165,8 +228,15 @@ export class FieldManager implements FieldTracker {
     const meta = (obj.metadata ??= {});
     const requested = meta.managedFields;
     let managers: Managers;
+    // Whether `managers` are exactly what the live managedFields encode (see writtenManagers).
+    let exactLive = false;
+    const liveEntries = live?.metadata?.managedFields;
     if (isReset(requested)) managers = new Map();
-    else {
+    else if (requested && liveEntries && semanticEqual(requested, liveEntries)) {
+      // The client sent back what it read (client-go updates do): the live object's managers,
+      // as the write that stored it left them when known.
+      ({ managers, exact: exactLive } = liveManagers(liveEntries));
+    } else {
       let fromRequest: Managers | undefined;
       try {
         fromRequest = requested && requested.length > 0 ? decodeManagedFields(requested) : undefined;
@@ -174,28 +244,77 @@ export class FieldManager implements FieldTracker {
         fromRequest = undefined;
       }
       // A client that drops or garbles managedFields does not erase the tracking.
-      managers = fromRequest && fromRequest.size > 0 ? fromRequest : decodeOrEmpty(live?.metadata?.managedFields);
+      if (fromRequest && fromRequest.size > 0) managers = fromRequest;
+      else ({ managers, exact: exactLive } = liveManagers(liveEntries));
     }
     const t = this.typeOf(obj);
+    if (!live && managers.size === 0) {
+      // A create with no managers to carry over: the manager owns exactly the object's fields,
+      // encoded directly (what the general path below computes, without its intermediate sets).
+      const fieldsV1 = addedFieldsV1(fieldView(obj), t);
+      if (!fieldsV1) {
+        delete meta.managedFields;
+        return;
+      }
+      const entry: ManagedFieldsEntry = { manager, operation: "Update", apiVersion: obj.apiVersion ?? "", time: this.now(), fieldsType: "FieldsV1", fieldsV1 };
+      if (subresource) entry.subresource = subresource;
+      meta.managedFields = [entry];
+      return;
+    }
     const cmp = compare(fieldView(live), fieldView(obj), t);
-    const changed = cmp.modified.union(cmp.added);
+    // Field sets are never mutated once built, so fresh results are used as they are rather than
+    // copied again (a create changes nothing but `added` and has no previous entry).
+    const changed = cmp.modified.empty() ? cmp.added : cmp.modified.union(cmp.added);
     const id = managerId({ manager, operation: "Update", apiVersion: obj.apiVersion ?? "", subresource });
+    // Entries whose fields do not change are kept as they are (their content would be the same).
+    let unchanged = true;
     for (const [other, e] of managers) {
-      if (other !== id) managers.set(other, { ...e, fields: e.fields.difference(changed).difference(cmp.removed) });
+      if (other === id) continue;
+      const rest = e.fields.difference(changed).difference(cmp.removed);
+      if (rest.equals(e.fields)) continue;
+      managers.set(other, { ...e, fields: rest });
+      unchanged = false;
     }
     const prev = managers.get(id);
-    const fields = (prev?.fields ?? new FieldSet()).difference(cmp.removed).union(changed);
-    const entry: ManagerEntry = { manager, operation: "Update", apiVersion: obj.apiVersion ?? "", subresource, time: prev?.time, fields };
-    if (!prev || !prev.fields.equals(fields)) entry.time = this.now();
-    managers.set(id, entry);
+    const fields = prev ? prev.fields.difference(cmp.removed).union(changed) : changed;
+    if (!prev || !prev.fields.equals(fields)) {
+      managers.set(id, { manager, operation: "Update", apiVersion: obj.apiVersion ?? "", subresource, time: this.now(), fields });
+      unchanged = false;
+    }
+    if (unchanged && exactLive && liveEntries) {
+      // Every entry is as the live object has it, and its array is exactly their encoding: keep
+      // it (frozen; storage copies what it stores) instead of encoding the same entries again.
+      meta.managedFields = liveEntries;
+      encodedFrom.set(liveEntries, managers);
+      return;
+    }
     this.store(obj, managers);
   }
 
   private store(obj: KubeObject, managers: Managers): void {
     const meta = (obj.metadata ??= {});
     const encoded = encodeManagedFields(managers);
-    if (encoded.length > 0) meta.managedFields = encoded;
-    else delete meta.managedFields;
+    if (encoded.length > 0) {
+      meta.managedFields = encoded;
+      encodedFrom.set(encoded, managers);
+    } else delete meta.managedFields;
+  }
+
+  /**
+   * FieldTracker: `stored` is the stored copy of `tracked`. When tracked's managedFields are
+   * what `store` encoded and the stored copy carries the same entries, the stored array is
+   * known to decode to those managers (without the entries left with no fields, which encoding
+   * drops), and the next write to the object uses them as they are.
+   */
+  written(tracked: KubeObject, stored: KubeObject): void {
+    const encoded = tracked.metadata?.managedFields;
+    const managers = encoded && encodedFrom.get(encoded);
+    const storedEntries = stored.metadata?.managedFields;
+    if (!managers || !storedEntries || !Object.isFrozen(storedEntries) || writtenManagers.has(storedEntries)) return;
+    if (storedEntries !== encoded && !semanticEqual(storedEntries, encoded)) return;
+    const kept: Managers = new Map();
+    for (const [id, e] of managers) if (!e.fields.empty()) kept.set(id, e);
+    writtenManagers.set(storedEntries, kept);
   }
 
   /**
@@ -208,7 +327,7 @@ export class FieldManager implements FieldTracker {
       throw StatusError.badRequest("metadata.managedFields must be nil");
     }
     const t = this.typeOf(live ?? config);
-    const managers = decodeOrEmpty(live?.metadata?.managedFields);
+    const managers = decodeLive(live?.metadata?.managedFields);
     const configView = fieldView(config);
     const applied = toFieldSet(configView, t).without(opts.subresource === "status" ? "f:spec" : "f:status");
     const id = managerId({ manager: opts.manager, operation: "Apply", apiVersion: config.apiVersion ?? "", subresource: opts.subresource });

@@ -82,12 +82,27 @@ export function pathString(path: readonly string[]): string {
   return path.map(elementString).join("");
 }
 
-const kindRank: Record<string, number> = { "f:": 0, "k:": 1, "v:": 2, "i:": 3 };
+/** The rank of an element's kind: f: 0, k: 1, v: 2, i: 3, anything else 9 (read without slicing). */
+function kindRank(s: string): number {
+  if (s.length < 2 || s.charCodeAt(1) !== 0x3a /* : */) return 9;
+  switch (s.charCodeAt(0)) {
+    case 0x66 /* f */:
+      return 0;
+    case 0x6b /* k */:
+      return 1;
+    case 0x76 /* v */:
+      return 2;
+    case 0x69 /* i */:
+      return 3;
+    default:
+      return 9;
+  }
+}
 
 /** Element order for iteration: fields, then keys, values, indexes; then by text (indexes numerically). */
 export function compareElementKeys(a: string, b: string): number {
-  const ra = kindRank[a.slice(0, 2)] ?? 9;
-  const rb = kindRank[b.slice(0, 2)] ?? 9;
+  const ra = kindRank(a);
+  const rb = kindRank(b);
   if (ra !== rb) return ra - rb;
   if (ra === 3) return Number(a.slice(2)) - Number(b.slice(2));
   return a < b ? -1 : a > b ? 1 : 0;
@@ -113,10 +128,10 @@ export class FieldSet {
 
   insert(path: readonly string[]): void {
     if (path.length === 0) return;
-    const [head, ...rest] = path;
-    const c = this.child(head);
-    if (rest.length === 0) c.member = true;
-    else c.insert(rest);
+    // A loop, not recursion on the rest of the path: this runs for every leaf of every write.
+    let n = this.child(path[0]);
+    for (let i = 1; i < path.length; i++) n = n.child(path[i]);
+    n.member = true;
   }
 
   has(path: readonly string[]): boolean {
@@ -127,7 +142,9 @@ export class FieldSet {
   /** The node at a path (undefined when nothing at or below it is in the set). */
   at(path: readonly string[]): FieldSet | undefined {
     if (path.length === 0) return this;
-    return this.children.get(path[0])?.at(path.slice(1));
+    let n = this.children.get(path[0]);
+    for (let i = 1; i < path.length && n; i++) n = n.children.get(path[i]);
+    return n;
   }
 
   empty(): boolean {
@@ -248,7 +265,8 @@ export class FieldSet {
           n.member = true;
           continue;
         }
-        dec(child, n.child(elementKey(parseElementKey(k))), false);
+        // A field element is already canonical (parsing and re-encoding it gives it back).
+        dec(child, n.child(k.startsWith("f:") ? k : elementKey(parseElementKey(k))), false);
       }
     };
     const s = new FieldSet();

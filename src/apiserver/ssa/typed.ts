@@ -8,7 +8,7 @@
  * field by field. Values never are mutated: merge and removal copy what they change.
  */
 import { semanticEqual } from "../../apimachinery/deepcopy.js";
-import { elementKey, FieldSet, type PathElement } from "./fieldpath.js";
+import { compareElementKeys, elementKey, FieldSet, type PathElement } from "./fieldpath.js";
 import { deducedType, type TypeNode } from "./schema.js";
 
 type JSONObject = Record<string, unknown>;
@@ -18,7 +18,12 @@ function isObject(v: unknown): v is JSONObject {
 }
 
 function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v !== "object") return false;
+  // No own enumerable key (Object.keys(v).length === 0 without building the array).
+  for (const k in v) if (Object.hasOwn(v, k)) return false;
+  return true;
 }
 
 /** Key fields that upstream's schemas default when an item omits them. */
@@ -26,21 +31,31 @@ const keyDefaults: Readonly<Record<string, unknown>> = { protocol: "TCP" };
 
 type Shape = "leaf" | "fields" | "items";
 
-/** How a node is walked, given its type and the values present (undefined = absent). */
-function shapeOf(t: TypeNode, ...values: unknown[]): Shape {
-  const present = values.filter((v) => v !== undefined);
+/**
+ * How a node is walked, given its type and the values present on each side (undefined =
+ * absent; `b` is absent for one-sided walks). Written for exactly two values, without
+ * collecting them in arrays: it runs for every node of every write.
+ */
+function shapeOf(t: TypeNode, a: unknown, b?: unknown): Shape {
   switch (t.kind) {
     case "scalar":
       return "leaf";
-    case "deduced":
-      return present.length > 0 && present.every(isObject) && !values.every(isEmpty) ? "fields" : "leaf";
+    case "deduced": {
+      const anyPresent = a !== undefined || b !== undefined;
+      const objects = (a === undefined || isObject(a)) && (b === undefined || isObject(b));
+      return anyPresent && objects && !(isEmpty(a) && isEmpty(b)) ? "fields" : "leaf";
+    }
     case "struct":
-    case "map":
-      if (t.atomic || !present.every(isObject) || values.every(isEmpty)) return "leaf";
+    case "map": {
+      const objects = (a === undefined || isObject(a)) && (b === undefined || isObject(b));
+      if (t.atomic || !objects || (isEmpty(a) && isEmpty(b))) return "leaf";
       return "fields";
-    case "list":
-      if (t.listType === "atomic" || !present.every(Array.isArray) || values.every(isEmpty)) return "leaf";
+    }
+    case "list": {
+      const arrays = (a === undefined || Array.isArray(a)) && (b === undefined || Array.isArray(b));
+      if (t.listType === "atomic" || !arrays || (isEmpty(a) && isEmpty(b))) return "leaf";
       return "items";
+    }
   }
 }
 
@@ -132,7 +147,10 @@ export interface Comparison {
  */
 export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
   const out: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const walk = (l: unknown, r: unknown, ty: TypeNode, path: string[], alwaysPresent = false) => {
+  // The path of the node being walked: one stack for the whole walk, an element pushed on the
+  // way down and popped on the way back (FieldSet.insert copies what it keeps).
+  const path: string[] = [];
+  const walk = (l: unknown, r: unknown, ty: TypeNode, alwaysPresent = false) => {
     const shape = shapeOf(ty, l, r);
     if (shape === "leaf") {
       if (path.length === 0) return;
@@ -144,15 +162,32 @@ export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
     if (shape === "items" && ty.kind === "list") {
       const li = indexItems(ty, l);
       const ri = indexItems(ty, r);
-      for (const pe of li.order) walk(li.items.get(pe), ri.items.get(pe), ty.element, [...path, pe]);
-      for (const pe of ri.order) if (!li.items.has(pe)) walk(undefined, ri.items.get(pe), ty.element, [...path, pe]);
+      for (const pe of li.order) {
+        path.push(pe);
+        walk(li.items.get(pe), ri.items.get(pe), ty.element);
+        path.pop();
+      }
+      for (const pe of ri.order) {
+        if (li.items.has(pe)) continue;
+        path.push(pe);
+        walk(undefined, ri.items.get(pe), ty.element);
+        path.pop();
+      }
     } else {
       const lo = isObject(l) ? l : {};
       const ro = isObject(r) ? r : {};
       const required = (k: string) => ty.kind === "struct" && ty.required.has(k);
-      for (const k of Object.keys(lo)) if (lo[k] !== undefined) walk(lo[k], ro[k], fieldType(ty, k).type, [...path, `f:${k}`], required(k));
+      for (const k of Object.keys(lo)) {
+        if (lo[k] === undefined) continue;
+        path.push(`f:${k}`);
+        walk(lo[k], ro[k], fieldType(ty, k).type, required(k));
+        path.pop();
+      }
       for (const k of Object.keys(ro)) {
-        if (lo[k] === undefined && ro[k] !== undefined) walk(undefined, ro[k], fieldType(ty, k).type, [...path, `f:${k}`], required(k));
+        if (lo[k] !== undefined || ro[k] === undefined) continue;
+        path.push(`f:${k}`);
+        walk(undefined, ro[k], fieldType(ty, k).type, required(k));
+        path.pop();
       }
     }
     const structField = ty.kind === "struct" && path.length > 0 && path[path.length - 1].startsWith("f:");
@@ -161,7 +196,58 @@ export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
       else if (r === undefined) out.removed.insert(path);
     }
   };
-  walk(lhs, rhs, t, []);
+  walk(lhs, rhs, t);
+  return out;
+}
+
+/**
+ * `compare({}, rhs, t).added.toFieldsV1()` — the field set of a created object, as the first
+ * manager of a create owns it — built directly as FieldsV1, without a trie and without the
+ * (always empty) modified and removed sets: a create runs this on every object it stores.
+ * The walk is compare's with the left side absent; undefined when the set is empty.
+ */
+export function addedFieldsV1(rhs: unknown, t: TypeNode): Record<string, unknown> | undefined {
+  const shape = shapeOf(t, undefined, rhs);
+  if (shape === "leaf") return undefined;
+  return addedChildren(rhs, t, shape, false);
+}
+
+/** The FieldsV1 node of an added value below the root; undefined when nothing in it is in the set. */
+function addedNode(r: unknown, ty: TypeNode, alwaysPresent: boolean, fieldElement: boolean): Record<string, unknown> | undefined {
+  const shape = shapeOf(ty, undefined, r);
+  if (shape === "leaf") return {};
+  // As in compare: a container is itself added unless it is a struct-typed field or required.
+  const member = !(ty.kind === "struct" && fieldElement) && !alwaysPresent;
+  return addedChildren(r, ty, shape, member);
+}
+
+/** An empty left side, as compare sees an absent one. */
+const noFields: JSONObject = {};
+
+function addedChildren(r: unknown, ty: TypeNode, shape: Shape, member: boolean): Record<string, unknown> | undefined {
+  const children: Array<[string, Record<string, unknown>]> = [];
+  if (shape === "items" && ty.kind === "list") {
+    const ri = indexItems(ty, r);
+    for (const pe of ri.order) {
+      const c = addedNode(ri.items.get(pe), ty.element, false, false);
+      if (c) children.push([pe, c]);
+    }
+  } else {
+    const ro = isObject(r) ? r : {};
+    for (const k of Object.keys(ro)) {
+      // compare skips a key its (empty) left side seems to have: one inherited from
+      // Object.prototype ("toString", "constructor", ...). Kept identical here.
+      if (ro[k] === undefined || noFields[k] !== undefined) continue;
+      const c = addedNode(ro[k], fieldType(ty, k).type, ty.kind === "struct" && ty.required.has(k), true);
+      if (c) children.push([`f:${k}`, c]);
+    }
+  }
+  if (!member && children.length === 0) return undefined;
+  // FieldSet.toFieldsV1's layout: "." first for a member with children, then children in element order.
+  if (children.length > 1) children.sort((a, b) => compareElementKeys(a[0], b[0]));
+  const out: Record<string, unknown> = {};
+  if (member && children.length > 0) out["."] = {};
+  for (const [k, c] of children) out[k] = c;
   return out;
 }
 

@@ -96,6 +96,31 @@ describe("MemoryStorage", () => {
     expect(await s.list("/k/", { revision: s.currentRevision() })).toMatchObject({ items: [] });
   });
 
+
+  it("reads every retained revision of a hot key right while compaction trims its versions in batches", async () => {
+    const s = new MemoryStorage({ historySize: 10 });
+    await s.create("/k/hot", cm("hot", { i: "0" }));
+    await s.create("/k/other", cm("other"));
+    // Far more writes than the trim batch (64), so unreadable versions pile up and are dropped.
+    for (let i = 1; i <= 300; i++) {
+      await s.update("/k/hot", cm("hot", { i: String(i) }));
+      const floor = s.compactedRevision();
+      // The hot key exists from revision 2 on.
+      for (let rev = Math.max(floor, 2); rev <= s.currentRevision(); rev++) {
+        const hot = (await s.list("/k/hot", { revision: rev })).items;
+        expect(hot).toHaveLength(1);
+        // Revision r of the hot key is its (r - 3)th update: creates took revisions 2 and 3.
+        expect(hot[0].object).toMatchObject({ data: { i: String(Math.max(0, rev - 3)) } });
+      }
+      expect((await s.list("/k/other", { revision: Math.max(floor, 3) })).items).toHaveLength(1);
+    }
+    // A deleted key goes away entirely once its tombstone is below the floor.
+    await s.delete("/k/hot");
+    for (let i = 0; i < 20; i++) await s.update("/k/other", cm("other", { i: String(i) }));
+    expect((await s.list("/k/")).items.map((i) => i.key)).toEqual(["/k/other"]);
+    await expect(s.create("/k/hot", cm("hot"))).resolves.toMatchObject({ key: "/k/hot" });
+    expect((await s.list("/k/")).items.map((i) => i.key)).toEqual(["/k/hot", "/k/other"]);
+  });
   it("watches from a revision: replays retained events in order, then live ones, filtered by prefix", async () => {
     const s = new MemoryStorage();
     await s.create("/k/a", cm("a"));

@@ -5,12 +5,17 @@
  * - `rev` is the global revision; every create, update and delete consumes exactly one, so the
  *   event log is contiguous: `log[head + i].rev === firstLogRev + i`.
  * - `history` maps each key to its retained versions, oldest first, newest last; a version with
- *   `object === null` is a deletion (tombstone). Versions at or below `compacted` are dropped
- *   except the newest such live version of a key (still needed to read at revisions ≥ compacted).
- * - `keys` holds exactly the keys of `history`, sorted (list order = key order).
+ *   `object === null` is a deletion (tombstone). Of the versions at or below `compacted` only
+ *   the newest live one of a key is readable (reads at revisions ≥ compacted need it); the older
+ *   ones are dropped in batches — once there are 64 of them, or they are half of the key's
+ *   versions — so that a key written on every revision does not have its whole version list
+ *   shifted by every compaction. A key whose versions are all at or below `compacted` and whose
+ *   newest is a tombstone is removed at once.
+ * - `keys` holds exactly the keys of `history`, sorted (list order = key order); a chunked
+ *   sorted set (sortedkeys.ts), so adding a key does not shift every other key.
  * - The log keeps the events with revision in (compacted, rev]; when it grows beyond
  *   `historySize` the oldest events are compacted away, which also trims `history`, so memory is
- *   bounded by live objects + `historySize` versions.
+ *   bounded by live objects + `historySize` versions (+ fewer than 64 unreadable ones per key).
  * - Watchers do not copy events: each holds a cursor into the shared log and reads from it.
  *   `pending` counts events for its prefix delivered to the log but not yet read; a watcher
  *   with more than `maxLag` pending events, or whose unread events are compacted away, is closed
@@ -30,6 +35,7 @@ import type {
   WatchEndReason,
   WatchRequest,
 } from "./interface.js";
+import { SortedKeys } from "./sortedkeys.js";
 
 export interface MemoryStorageOptions {
   /** Events retained for watch resume and Exact reads (default 10 000). */
@@ -67,26 +73,21 @@ class Event implements StorageEvent {
 
 function withRevision(obj: KubeObject, rev: number): KubeObject {
   const copy = deepCopy(obj);
-  copy.metadata = { ...(copy.metadata ?? {}), resourceVersion: String(rev) };
+  const meta = copy.metadata;
+  // The copy's metadata is already fresh: set the field in place (same key order as a spread).
+  if (meta && typeof meta === "object" && !Array.isArray(meta)) meta.resourceVersion = String(rev);
+  else copy.metadata = { ...(meta ?? {}), resourceVersion: String(rev) };
   return copy;
 }
 
-function lowerBound(arr: readonly string[], x: string): number {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** Unreadable old versions of a key are dropped once there are this many (or half of its versions). */
+const trimBatch = 64;
 
 export class MemoryStorage implements Storage {
   private rev: number;
   private compacted: number;
   private readonly history = new Map<string, Version[]>();
-  private readonly keys: string[] = [];
+  private readonly keys = new SortedKeys();
   private log: Event[] = [];
   private head = 0;
   private readonly historySize: number;
@@ -149,9 +150,11 @@ export class MemoryStorage implements Storage {
     const start = req.startKey !== undefined && req.startKey > prefix ? req.startKey : prefix;
     const limit = req.limit && req.limit > 0 ? req.limit : Infinity;
     const items: StoredObject[] = [];
-    let i = lowerBound(this.keys, start);
-    for (; i < this.keys.length; i++) {
-      const key = this.keys[i];
+    // `cur` is the key under consideration; after the first loop, the first one not taken.
+    const keys = this.keys.from(start);
+    let cur = keys.next();
+    for (; !cur.done; cur = keys.next()) {
+      const key = cur.value;
       if (!key.startsWith(prefix)) break;
       if (items.length >= limit) break;
       const v = this.stateAt(key, at);
@@ -163,8 +166,8 @@ export class MemoryStorage implements Storage {
     if (items.length >= limit) {
       // More to come only if some later key under the prefix is live at `at`.
       let remaining = 0;
-      for (let j = i; j < this.keys.length; j++) {
-        const key = this.keys[j];
+      for (; !cur.done; cur = keys.next()) {
+        const key = cur.value;
         if (!key.startsWith(prefix)) break;
         if (this.stateAt(key, at)) {
           remaining++;
@@ -218,7 +221,7 @@ export class MemoryStorage implements Storage {
     if (!vs) {
       vs = [];
       this.history.set(key, vs);
-      this.keys.splice(lowerBound(this.keys, key), 0, key);
+      this.keys.insert(key);
     }
     vs.push(version);
     this.rev = version.rev;
@@ -296,7 +299,7 @@ export class MemoryStorage implements Storage {
     this.rev = revision;
     if (revision > this.compacted && this.log.length === 0) this.compacted = revision;
     newKeys.sort();
-    for (const k of newKeys) this.keys.push(k);
+    for (const k of newKeys) this.keys.insert(k);
     if (this.log.length > this.historySize) this.compact(this.rev - this.historySize);
   }
 
@@ -321,22 +324,21 @@ export class MemoryStorage implements Storage {
   private trimKey(key: string, floor: number): void {
     const vs = this.history.get(key);
     if (!vs) return;
+    // Versions are in revision order and the floor is near the oldest: scan from the front (a
+    // key written on every revision holds thousands of versions; compaction runs per write).
     let base = -1;
-    for (let i = vs.length - 1; i >= 0; i--) {
-      if (vs[i].rev <= floor) {
-        base = i;
-        break;
-      }
-    }
+    while (base + 1 < vs.length && vs[base + 1].rev <= floor) base++;
     if (base < 0) return;
     // Keep the newest version at or below the floor unless it is a tombstone.
     const cut = vs[base].object === null ? base + 1 : base;
-    if (cut > 0) vs.splice(0, cut);
-    if (vs.length === 0) {
-      this.history.delete(key);
-      const idx = lowerBound(this.keys, key);
-      if (this.keys[idx] === key) this.keys.splice(idx, 1);
+    if (cut < vs.length) {
+      // Unreadable versions are dropped in batches (see the invariants above).
+      if (cut >= trimBatch || cut * 2 >= vs.length) vs.splice(0, cut);
+      return;
     }
+    // Everything up to a final tombstone is gone: so is the key.
+    this.history.delete(key);
+    this.keys.delete(key);
   }
 
   /** The retained event with this revision (must be in (compacted, rev]). */

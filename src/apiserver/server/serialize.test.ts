@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { deepFreeze } from "../../apimachinery/deepcopy.js";
+import { bodyBytes, objectBytes } from "./serialize.js";
+
+const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, resourceVersion: "7", labels: { "a/b": "é ✓" } }, data: { k: 'v"\n' } });
+
+describe("response serialization", () => {
+  const cases: Array<[string, unknown]> = [
+    ["a plain object", cm("a")],
+    ["a frozen object", deepFreeze(cm("b"))],
+    ["a list of frozen items", { apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: "9" }, items: [deepFreeze(cm("c")), deepFreeze(cm("d"))] }],
+    ["a list of plain items", { kind: "List", items: [cm("e"), cm("f")] }],
+    ["an empty list", { kind: "ConfigMapList", metadata: {}, items: [] }],
+    ["a list whose items are not last", { items: [deepFreeze(cm("g"))], kind: "ConfigMapList" }],
+    ["a list with a non-object item", { kind: "List", items: [deepFreeze(cm("h")), null, 3] }],
+    ["a list with an undefined item", { kind: "List", items: [undefined, deepFreeze(cm("i"))] }],
+    ["a list with an undefined field after items", { kind: "List", items: [deepFreeze(cm("j"))], extra: undefined }],
+    ["a Status", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", code: 404 }],
+    ["a string", "x"],
+    ["null", null],
+  ];
+  it.each(cases)("%s: the UTF-8 of JSON.stringify", (_, body) => {
+    expect(bodyBytes(body).toString("utf8")).toBe(JSON.stringify(body));
+    expect(bodyBytes(body).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+  });
+
+  it("encodes a frozen object once and reuses the bytes", () => {
+    const o = deepFreeze(cm("k"));
+    expect(objectBytes(o)).toBe(objectBytes(o));
+    expect(bodyBytes(o)).toBe(objectBytes(o));
+  });
+
+  it("encodes unfrozen objects afresh, so later changes show", () => {
+    const o = cm("l");
+    const first = objectBytes(o).toString();
+    o.data.k = "changed";
+    expect(objectBytes(o).toString()).not.toBe(first);
+    expect(objectBytes(o).toString()).toBe(JSON.stringify(o));
+  });
+});
