@@ -53,3 +53,13 @@ describe("pods/binding", () => {
     expect(r.status).toBe(422);
   });
 });
+
+describe("unconditional updates", () => {
+  it("a PUT without resourceVersion applies to the latest state where the strategy allows it", async () => {
+    const base = "/api/v1/namespaces/default/configmaps";
+    expect((await req("POST", base, { metadata: { name: "uncond" }, data: { a: "1" } })).status).toBe(201);
+    const r = await req("PUT", `${base}/uncond`, { metadata: { name: "uncond" }, data: { a: "2" } });
+    expect(r.status).toBe(200);
+    expect((r.json as { data: Record<string, string> }).data).toEqual({ a: "2" });
+  });
+});

@@ -350,6 +350,9 @@ export class ResourceStore {
       if (meta.resourceVersion !== oldMeta.resourceVersion) throw StatusError.conflict(this.gr, name, conflictDetail);
     } else if (!this.strategy.allowUnconditionalUpdate) {
       throw this.invalid(obj, [new FieldError("FieldValueInvalid", "metadata.resourceVersion", 0, "must be specified for an update")]);
+    } else {
+      // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
+      meta.resourceVersion = oldMeta.resourceVersion;
     }
     this.strategy.defaults(obj);
     // System fields an update cannot change (rest.BeforeUpdate).

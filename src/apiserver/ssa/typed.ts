@@ -177,16 +177,19 @@ export function compare(lhs: unknown, rhs: unknown, t: TypeNode): Comparison {
       const lo = isObject(l) ? l : {};
       const ro = isObject(r) ? r : {};
       const required = (k: string) => ty.kind === "struct" && ty.required.has(k);
+      // Own properties only: a key such as "constructor" or "toString" (legal in a ConfigMap's
+      // data, say) must not read through to Object.prototype.
+      const own = (o: Record<string, unknown>, k: string): unknown => (Object.hasOwn(o, k) ? o[k] : undefined);
       for (const k of Object.keys(lo)) {
-        if (lo[k] === undefined) continue;
+        if (own(lo, k) === undefined) continue;
         path.push(`f:${k}`);
-        walk(lo[k], ro[k], fieldType(ty, k).type, required(k));
+        walk(own(lo, k), own(ro, k), fieldType(ty, k).type, required(k));
         path.pop();
       }
       for (const k of Object.keys(ro)) {
-        if (lo[k] !== undefined || ro[k] === undefined) continue;
+        if (own(lo, k) !== undefined || own(ro, k) === undefined) continue;
         path.push(`f:${k}`);
-        walk(undefined, ro[k], fieldType(ty, k).type, required(k));
+        walk(undefined, own(ro, k), fieldType(ty, k).type, required(k));
         path.pop();
       }
     }
@@ -221,9 +224,6 @@ function addedNode(r: unknown, ty: TypeNode, alwaysPresent: boolean, fieldElemen
   return addedChildren(r, ty, shape, member);
 }
 
-/** An empty left side, as compare sees an absent one. */
-const noFields: JSONObject = {};
-
 function addedChildren(r: unknown, ty: TypeNode, shape: Shape, member: boolean): Record<string, unknown> | undefined {
   const children: Array<[string, Record<string, unknown>]> = [];
   if (shape === "items" && ty.kind === "list") {
@@ -235,9 +235,7 @@ function addedChildren(r: unknown, ty: TypeNode, shape: Shape, member: boolean):
   } else {
     const ro = isObject(r) ? r : {};
     for (const k of Object.keys(ro)) {
-      // compare skips a key its (empty) left side seems to have: one inherited from
-      // Object.prototype ("toString", "constructor", ...). Kept identical here.
-      if (ro[k] === undefined || noFields[k] !== undefined) continue;
+      if (ro[k] === undefined) continue;
       const c = addedNode(ro[k], fieldType(ty, k).type, ty.kind === "struct" && ty.required.has(k), true);
       if (c) children.push([`f:${k}`, c]);
     }
