@@ -10,31 +10,10 @@ import { describe, expect, it } from "vitest";
 import { patchMetaForKind } from "./builtinpatchmeta.js";
 import { PatchError } from "./errors.js";
 import { applyStrategicMergePatch, createTwoWayMergePatch, type PatchMeta } from "./strategicpatch.js";
+import { mergeItemMeta } from "../../../test/fixtures/patch-mergeitem.js";
 
 // upstream's MergeItem test schema
 
-const mergeItemFields: Record<string, PatchMeta> = {};
-export const mergeItemMeta: PatchMeta = { fields: mergeItemFields };
-
-const retainKeysMergeItemMeta: PatchMeta = {
-  fields: {
-    mergingIntList: { patchStrategy: "merge" },
-    mergingList: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-    nonMergingList: { items: mergeItemMeta },
-  },
-};
-
-Object.assign(mergeItemFields, {
-  mergingList: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-  nonMergingList: { items: mergeItemMeta },
-  mergingIntList: { patchStrategy: "merge" },
-  nonMergingIntList: {},
-  mergeItemPtr: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-  simpleMap: {},
-  replacingItem: { patchStrategy: "replace" },
-  retainKeysMap: { patchStrategy: "retainKeys", fields: retainKeysMergeItemMeta.fields },
-  retainKeysMergingList: { patchStrategy: "merge,retainKeys", patchMergeKey: "name", items: mergeItemMeta },
-} satisfies Record<string, PatchMeta>);
 
 const keys = fc.constantFrom(
   "name",

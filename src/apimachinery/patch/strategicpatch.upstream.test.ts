@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PatchError } from "./errors.js";
 import { applyStrategicMergePatch, createTwoWayMergePatch, type PatchMeta } from "./strategicpatch.js";
+import { mergeItemMeta } from "../../../test/fixtures/patch-mergeitem.js";
 
 // MergeItem:
 //   mergingList            []MergeItem  patchStrategy:"merge" patchMergeKey:"name"
@@ -28,28 +29,6 @@ import { applyStrategicMergePatch, createTwoWayMergePatch, type PatchMeta } from
 // RetainKeysMergeItem: name, value, other, simpleMap, mergingIntList (merge),
 //   mergingList (merge by name), nonMergingList.
 
-const mergeItemFields: Record<string, PatchMeta> = {};
-export const mergeItemMeta: PatchMeta = { fields: mergeItemFields };
-
-const retainKeysMergeItemMeta: PatchMeta = {
-  fields: {
-    mergingIntList: { patchStrategy: "merge" },
-    mergingList: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-    nonMergingList: { items: mergeItemMeta },
-  },
-};
-
-Object.assign(mergeItemFields, {
-  mergingList: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-  nonMergingList: { items: mergeItemMeta },
-  mergingIntList: { patchStrategy: "merge" },
-  nonMergingIntList: {},
-  mergeItemPtr: { patchStrategy: "merge", patchMergeKey: "name", items: mergeItemMeta },
-  simpleMap: {},
-  replacingItem: { patchStrategy: "replace" },
-  retainKeysMap: { patchStrategy: "retainKeys", fields: retainKeysMergeItemMeta.fields },
-  retainKeysMergingList: { patchStrategy: "merge,retainKeys", patchMergeKey: "name", items: mergeItemMeta },
-} satisfies Record<string, PatchMeta>);
 
 interface Case {
   description: string;
