@@ -90,6 +90,23 @@ function v1View(o: KubeObject): EventView {
   };
 }
 
+/** The selectable fields of an ObjectReference under `prefix` (involvedObject / regarding). */
+function referenceFields(
+  prefix: string,
+  ref: { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string; fieldPath?: string } | undefined,
+): Record<string, string> {
+  const r = ref ?? {};
+  return {
+    [`${prefix}.kind`]: r.kind ?? "",
+    [`${prefix}.namespace`]: r.namespace ?? "",
+    [`${prefix}.name`]: r.name ?? "",
+    [`${prefix}.uid`]: r.uid ?? "",
+    [`${prefix}.apiVersion`]: r.apiVersion ?? "",
+    [`${prefix}.resourceVersion`]: r.resourceVersion ?? "",
+    [`${prefix}.fieldPath`]: r.fieldPath ?? "",
+  };
+}
+
 export const coreEventStrategy: ResourceStrategy = defineStrategy({
   names: {
     group: "",
@@ -107,15 +124,8 @@ export const coreEventStrategy: ResourceStrategy = defineStrategy({
   validateSpec: (obj) => legacyValidate(coreView(obj)),
   fields: (obj) => {
     const e = asCore(obj);
-    const io = e.involvedObject ?? {};
     return {
-      "involvedObject.kind": io.kind ?? "",
-      "involvedObject.namespace": io.namespace ?? "",
-      "involvedObject.name": io.name ?? "",
-      "involvedObject.uid": io.uid ?? "",
-      "involvedObject.apiVersion": io.apiVersion ?? "",
-      "involvedObject.resourceVersion": io.resourceVersion ?? "",
-      "involvedObject.fieldPath": io.fieldPath ?? "",
+      ...referenceFields("involvedObject", e.involvedObject),
       reason: e.reason ?? "",
       reportingComponent: e.reportingComponent ?? "",
       source: e.source?.component || e.reportingComponent || "",
@@ -192,15 +202,8 @@ export const eventsV1EventStrategy: ResourceStrategy = defineStrategy({
   validateUpdate: validateEventsV1Update,
   fields: (obj) => {
     const e = asV1(obj);
-    const r = e.regarding ?? {};
     return {
-      "regarding.kind": r.kind ?? "",
-      "regarding.namespace": r.namespace ?? "",
-      "regarding.name": r.name ?? "",
-      "regarding.uid": r.uid ?? "",
-      "regarding.apiVersion": r.apiVersion ?? "",
-      "regarding.resourceVersion": r.resourceVersion ?? "",
-      "regarding.fieldPath": r.fieldPath ?? "",
+      ...referenceFields("regarding", e.regarding),
       reason: e.reason ?? "",
       reportingController: e.reportingController ?? "",
       type: e.type ?? "",
