@@ -37,9 +37,10 @@ export const SPECIAL_TYPES = {
 
 /**
  * Types of the auxiliary apimachinery inputs that are emitted even when no API type reaches
- * them: version.Info is the body of GET /version (kubernetes-types' version.Info).
+ * them: version.Info is the body of GET /version and WatchEvent the frame of a watch stream
+ * (both in kubernetes-types).
  */
-export const EXTRA_ROOT_TYPES = ["k8s.io/apimachinery/pkg/version.Info"];
+export const EXTRA_ROOT_TYPES = ["k8s.io/apimachinery/pkg/version.Info", "k8s.io/apimachinery/pkg/apis/meta/v1.WatchEvent"];
 
 /**
  * Group versions registered in kube-apiserver's scheme whose Go types are not generator input:
