@@ -115,6 +115,7 @@ import {
  * @property {string[]} categories
  * @property {Subresource[]} subresources
  * @property {boolean} servedByDefault
+ * @property {{ introduced?: string, deprecated?: string, removed?: string }} lifecycle  `+k8s:prerelease-lifecycle-gen:*` markers of the kind
  * @property {string} type               qualified Go type of the kind
  * @property {string | undefined} listType qualified Go type of the list kind
  */
@@ -736,6 +737,7 @@ export class Model {
           categories: names.categories ?? [],
           subresources,
           servedByDefault: servedByDefault(pkg.version),
+          lifecycle: lifecycleOf(t),
           type: t.q,
           listType: hasList ? `${pkg.path}.${listKind}` : undefined,
         });
@@ -757,6 +759,7 @@ export class Model {
         categories: [],
         subresources: [],
         servedByDefault: servedByDefault(x.version),
+        lifecycle: {},
         type: `${pkg.path}.${x.kind}`,
         listType: undefined,
       });
@@ -862,6 +865,17 @@ export class Model {
     else visit(t.def);
     return out;
   }
+}
+
+/** The prerelease-lifecycle markers of a kind (introduced/deprecated/removed Kubernetes versions). */
+function lifecycleOf(t) {
+  /** @type {{ introduced?: string, deprecated?: string, removed?: string }} */
+  const out = {};
+  for (const k of ["introduced", "deprecated", "removed"]) {
+    const v = t.allTags.get(`k8s:prerelease-lifecycle-gen:${k}`)?.[0];
+    if (v) out[k] = v;
+  }
+  return out;
 }
 
 /** Kinds that can be listed must register a list kind. */
