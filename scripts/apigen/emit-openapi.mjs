@@ -284,3 +284,20 @@ export function sortDeep(v) {
 }
 
 
+
+export const DEFINITIONS_FILE = "src/apiserver/openapi/definitions.json";
+export const SOURCE = "Kubernetes 1.36 API definitions (k8s.io/api, apimachinery and apiextensions-apiserver v0.36.3; kube-aggregator v0.36.2)";
+
+/**
+ * definitions.json: the definitions of every resource kube-apiserver 1.36 serves by default and
+ * of everything they reference, one definition per line (small diffs on regeneration).
+ * @param {import("./model.mjs").Model} model
+ */
+export function generateDefinitions(model) {
+  const b = new OpenAPIBuilder(model);
+  const defs = b.closure(b.roots((r) => r.servedByDefault));
+  const names = [...defs.keys()].sort();
+  const lines = names.map((n) => `${JSON.stringify(n)}:${JSON.stringify(sortDeep(defs.get(n)))}`);
+  const text = `{"source":${JSON.stringify(SOURCE)},"generator":"scripts/apigen/generate.mjs","definitions":{\n${lines.join(",\n")}\n}}\n`;
+  return new Map([[DEFINITIONS_FILE, text]]);
+}
