@@ -12,6 +12,7 @@ import { join, relative } from "node:path";
 import { TYPES_DIR, generateTypes } from "./emit-types.mjs";
 import { generateCatalog } from "./emit-catalog.mjs";
 import { generateDefinitions } from "./emit-openapi.mjs";
+import { generatePatchMeta } from "./emit-patchmeta.mjs";
 
 /** Files under `dir` (absolute) matching `pred`, relative to `root`. */
 export function listFiles(root, dir, pred) {
@@ -43,4 +44,5 @@ export const ARTIFACTS = [
   },
   { name: "catalog", generate: (model) => generateCatalog(model) },
   { name: "openapi", generate: (model) => generateDefinitions(model) },
+  { name: "patchmeta", generate: (model) => generatePatchMeta(model) },
 ];
