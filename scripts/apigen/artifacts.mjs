@@ -13,6 +13,7 @@ import { TYPES_DIR, generateTypes } from "./emit-types.mjs";
 import { generateCatalog } from "./emit-catalog.mjs";
 import { generateDefinitions } from "./emit-openapi.mjs";
 import { generatePatchMeta } from "./emit-patchmeta.mjs";
+import { generateSSASchema } from "./emit-ssa.mjs";
 
 /** Files under `dir` (absolute) matching `pred`, relative to `root`. */
 export function listFiles(root, dir, pred) {
@@ -45,4 +46,5 @@ export const ARTIFACTS = [
   { name: "catalog", generate: (model) => generateCatalog(model) },
   { name: "openapi", generate: (model) => generateDefinitions(model) },
   { name: "patchmeta", generate: (model) => generatePatchMeta(model) },
+  { name: "ssa", generate: (model, ctx) => generateSSASchema(model, ctx.k8sApiDir) },
 ];

@@ -545,8 +545,12 @@ export class Model {
    * @returns {{ field: Field, owner: GoType }[]}
    */
   members(t) {
+    this.membersCache ??= new Map();
+    const cached = this.membersCache.get(t.q);
+    if (cached) return cached;
     /** @type {{ field: Field, owner: GoType }[]} */
     const out = [];
+    this.membersCache.set(t.q, out);
     for (const f of t.fields) {
       if (f.inline) {
         let r = f.ref;
@@ -809,6 +813,7 @@ export class Model {
 
   /** Types every emitter covers: the primary packages' types plus what they reach and the extra roots. */
   emittedTypes() {
+    if (this.emittedCache) return this.emittedCache;
     /** @type {Set<string>} */
     const seen = new Set();
     const stack = [];
@@ -822,7 +827,8 @@ export class Model {
       seen.add(q);
       for (const r of this.refsOf(t)) if (!seen.has(r)) stack.push(r);
     }
-    return [...seen].sort();
+    this.emittedCache = [...seen].sort();
+    return this.emittedCache;
   }
 
   /** Whether a type is a declaration of its own in the outputs (structs, special types, aliases of those). */
