@@ -52,6 +52,11 @@ describe("builtinPatchTypes", () => {
       ["io.k8s.api.apps.v1.DeploymentStatus", "conditions", "merge", "type"],
       ["io.k8s.api.batch.v1.JobStatus", "conditions", "merge", "type"],
       ["io.k8s.api.storage.v1.CSINodeSpec", "drivers", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "webhooks", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.MutatingWebhook", "matchConditions", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", "variables", "merge", "name"],
+      ["io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "conditions", "merge", "type"],
+      ["io.k8s.api.resource.v1.ResourceClaimStatus", "reservedFor", "merge", "uid"],
     ];
     for (const [type, field, strategy, key] of tags) {
       const entry = builtinPatchTypes[type]?.[field];

@@ -13,8 +13,7 @@
  * upstream (lists replaced wholesale): PodSpec.tolerations, Container.envFrom,
  * Container.resizePolicy, PodSpec.readinessGates, NodeSpec.taints, Endpoints.subsets,
  * EndpointSlice.endpoints, RBAC rules and subjects, CertificateSigningRequest and
- * CustomResourceDefinition conditions (listType=map only), FlowSchema / PriorityLevel
- * conditions, ServiceAccount.imagePullSecrets.
+ * CustomResourceDefinition conditions (listType=map only), ServiceAccount.imagePullSecrets.
  *
  * Readers: the API server (strategic merge patch of built-in kinds, via `patchMetaForKind`) and
  * the OpenAPI generator (x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key, reading the
@@ -37,6 +36,7 @@ const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 const CORE = "io.k8s.api.core.v1.";
 const APPS = "io.k8s.api.apps.v1.";
 const BATCH = "io.k8s.api.batch.v1.";
+const ADMISSION = "io.k8s.api.admissionregistration.v1.";
 
 const OBJECT_META = `${META}ObjectMeta`;
 const POD_TEMPLATE_SPEC = `${CORE}PodTemplateSpec`;
@@ -154,6 +154,22 @@ const table: Record<string, Record<string, BuiltinFieldPatchInfo>> = {
     "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus",
   ),
   ["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus"]: { conditions: conditionsByType },
+
+  // ---- cluster-side API groups: the patch tags of their 1.36 types.go ----
+  [`${ADMISSION}ValidatingWebhookConfiguration`]: { metadata: ref(OBJECT_META), webhooks: merge("name", `${ADMISSION}ValidatingWebhook`) },
+  [`${ADMISSION}ValidatingWebhook`]: { matchConditions: merge("name") },
+  [`${ADMISSION}MutatingWebhookConfiguration`]: { metadata: ref(OBJECT_META), webhooks: merge("name", `${ADMISSION}MutatingWebhook`) },
+  [`${ADMISSION}MutatingWebhook`]: { matchConditions: merge("name") },
+  [`${ADMISSION}ValidatingAdmissionPolicy`]: kind(`${ADMISSION}ValidatingAdmissionPolicySpec`),
+  [`${ADMISSION}ValidatingAdmissionPolicySpec`]: { matchConditions: merge("name"), variables: merge("name") },
+  [`${ADMISSION}MutatingAdmissionPolicy`]: kind(`${ADMISSION}MutatingAdmissionPolicySpec`),
+  [`${ADMISSION}MutatingAdmissionPolicySpec`]: { matchConditions: merge("name") },
+  ["io.k8s.api.flowcontrol.v1.FlowSchema"]: kind(undefined, "io.k8s.api.flowcontrol.v1.FlowSchemaStatus"),
+  ["io.k8s.api.flowcontrol.v1.FlowSchemaStatus"]: { conditions: conditionsByType },
+  ["io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration"]: kind(undefined, "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus"),
+  ["io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus"]: { conditions: conditionsByType },
+  ["io.k8s.api.resource.v1.ResourceClaim"]: kind(undefined, "io.k8s.api.resource.v1.ResourceClaimStatus"),
+  ["io.k8s.api.resource.v1.ResourceClaimStatus"]: { reservedFor: merge("uid") },
 };
 
 /**
@@ -170,7 +186,7 @@ const metadataOnlyKinds: Readonly<Record<string, readonly string[]>> = {
   "coordination.k8s.io/v1": ["Lease"],
   "discovery.k8s.io/v1": ["EndpointSlice"],
   "events.k8s.io/v1": ["Event"],
-  "storage.k8s.io/v1": ["StorageClass", "CSIDriver", "VolumeAttachment", "CSIStorageCapacity", "VolumeAttributesClass"],
+  "storage.k8s.io/v1": ["StorageClass", "CSIDriver", "VolumeAttachment", "CSIStorageCapacity", "VolumeAttributesClass", "CSINode"],
   "scheduling.k8s.io/v1": ["PriorityClass"],
   "node.k8s.io/v1": ["RuntimeClass"],
   "certificates.k8s.io/v1": ["CertificateSigningRequest"],
@@ -179,7 +195,10 @@ const metadataOnlyKinds: Readonly<Record<string, readonly string[]>> = {
     "MutatingWebhookConfiguration",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
   ],
+  "resource.k8s.io/v1": ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"],
   "apiextensions.k8s.io/v1": ["CustomResourceDefinition"],
   "flowcontrol.apiserver.k8s.io/v1": ["FlowSchema", "PriorityLevelConfiguration"],
 };
