@@ -28,7 +28,7 @@ import { createRequestHandler, type Logger } from "./server/server.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
-import { ClusterAPIControllers, clusterAPIHooks } from "./core/clusterapis.js";
+import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
 
 export interface ApiServerConfig {
@@ -118,6 +118,7 @@ export class ApiServer {
       else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
       // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
       hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
+      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
       hooks ??= this.access?.hooksFor(id);
       this.registry.add(
         new ResourceStore(strategy, {

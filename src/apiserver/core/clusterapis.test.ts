@@ -71,6 +71,34 @@ describe("bootstrap objects", () => {
   });
 });
 
+describe("Priority admission of pods", () => {
+  const pod = (name: string, spec: O = {}): KubeObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "c", image: "nginx" }], ...spec } });
+  it("resolves the class, refuses unknown ones and conflicting values, applies the global default", async () => {
+    const pods = store("", "pods");
+    const critical = await pods.create("default", pod("critical", { priorityClassName: "system-node-critical" }), ctx());
+    expect(critical.spec).toMatchObject({ priority: 2000001000, preemptionPolicy: "PreemptLowerPriority" });
+    const plain = await pods.create("default", pod("plain"), ctx());
+    expect(plain.spec).toMatchObject({ priority: 0, preemptionPolicy: "PreemptLowerPriority" });
+    expect((plain.spec as O).priorityClassName).toBeUndefined();
+    await expect(pods.create("default", pod("missing", { priorityClassName: "gold" }), ctx())).rejects.toThrow('pods "missing" is forbidden: no PriorityClass with name gold was found');
+    await expect(pods.create("default", pod("forged", { priorityClassName: "system-node-critical", priority: 5 }), ctx())).rejects.toThrow(
+      "the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 2000001000 from the given PriorityClass name",
+    );
+    await store("scheduling.k8s.io", "priorityclasses").create(undefined, { apiVersion: "scheduling.k8s.io/v1", kind: "PriorityClass", metadata: { name: "default-tier" }, value: 100, globalDefault: true, preemptionPolicy: "Never" }, ctx());
+    const defaulted = await pods.create("default", pod("defaulted"), ctx());
+    expect(defaulted.spec).toMatchObject({ priorityClassName: "default-tier", priority: 100, preemptionPolicy: "Never" });
+    // Updates keep what admission computed.
+    const updated = await pods.update("default", "defaulted", (cur) => {
+      const p = structuredClone(cur!);
+      delete (p.spec as O).priority;
+      p.metadata!.labels = { a: "b" };
+      return p;
+    }, ctx());
+    expect(updated.object.spec).toMatchObject({ priority: 100 });
+    await store("scheduling.k8s.io", "priorityclasses").delete(undefined, "default-tier", { dryRun: false }, ctx());
+  });
+});
+
 describe("upkeep loops", () => {
   it("FlowSchemas naming a missing priority level are dangling until it exists", async () => {
     const fs = store("flowcontrol.apiserver.k8s.io", "flowschemas");

@@ -17,7 +17,7 @@ import { defaultWriteContext, type ResourceHooks } from "../rest/context.js";
 import type { ResourceStore } from "../rest/store.js";
 import { defineStrategy } from "./define.js";
 import { validateImmutableField } from "./meta.js";
-import { bool, fieldsOf, num, str } from "./shape.js";
+import { bool, fieldsOf, num, objAt, rec, str } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 export const schedulingGroup = "scheduling.k8s.io";
@@ -148,7 +148,62 @@ export async function ensurePriorityClasses(store: ResourceStore | undefined): P
   }
 }
 
-/** The preemption policy of a class, for printing. */
-export function preemptionPolicyOf(obj: KubeObject): string {
-  return str(fieldsOf(obj).preemptionPolicy) ?? "";
+
+const podsGR = { group: "", resource: "pods" };
+
+/**
+ * The Priority admission plugin's rule for Pods: on create, spec.priority and
+ * spec.preemptionPolicy come from the named PriorityClass (or the global default class, else
+ * priority 0 and PreemptLowerPriority); a missing class or a conflicting value the client set is
+ * refused with 403. On updates the stored values are kept.
+ */
+export async function admitPodPriority(pod: KubeObject, old: KubeObject | undefined, classes: ResourceStore | undefined): Promise<void> {
+  const spec = objAt(fieldsOf(pod), "spec");
+  if (old) {
+    const oldSpec = rec(fieldsOf(old).spec) ?? {};
+    for (const f of ["priority", "preemptionPolicy"]) {
+      if (oldSpec[f] === undefined) delete spec[f];
+      else spec[f] = oldSpec[f];
+    }
+    return;
+  }
+  if (!classes) return;
+  const name = pod.metadata?.name ?? pod.metadata?.generateName ?? "";
+  let priority = 0;
+  let policy: unknown = "PreemptLowerPriority";
+  const className = str(spec.priorityClassName) ?? "";
+  if (className === "") {
+    const all = (await classes.storage.list(classes.prefix(undefined))).items.map((i) => i.object);
+    const def = all.filter((pc) => bool(fieldsOf(pc).globalDefault) === true).sort((a, b) => (num(fieldsOf(a).value) ?? 0) - (num(fieldsOf(b).value) ?? 0))[0];
+    if (def) {
+      spec.priorityClassName = def.metadata?.name ?? "";
+      priority = num(fieldsOf(def).value) ?? 0;
+      policy = fieldsOf(def).preemptionPolicy;
+    }
+  } else {
+    const pc = await classes.storage.get(classes.key(undefined, className));
+    if (!pc) throw StatusError.forbidden(podsGR, name, `no PriorityClass with name ${className} was found`);
+    priority = num(fieldsOf(pc.object).value) ?? 0;
+    policy = fieldsOf(pc.object).preemptionPolicy;
+  }
+  const given = num(spec.priority);
+  if (given !== undefined && given !== priority) {
+    throw StatusError.forbidden(
+      podsGR,
+      name,
+      `the integer value of priority (${given}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+    );
+  }
+  spec.priority = priority;
+  if (typeof policy === "string") {
+    const givenPolicy = str(spec.preemptionPolicy);
+    if (givenPolicy !== undefined && givenPolicy !== policy) {
+      throw StatusError.forbidden(
+        podsGR,
+        name,
+        `the string value of PreemptionPolicy (${givenPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`,
+      );
+    }
+    spec.preemptionPolicy = policy;
+  }
 }
