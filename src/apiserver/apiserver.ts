@@ -27,6 +27,9 @@ import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
+import type { CertificateAndKey } from "./auth/x509.js";
+import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
+import type { SignerAuthorizer } from "./registry/certificates.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -51,6 +54,11 @@ export interface ApiServerConfig {
    * Absent: plain http and no authentication or authorization at all (embedding and tests).
    */
   security?: SecurityOptions;
+  /**
+   * The CA that signs approved kubernetes.io/kube-apiserver-client CertificateSigningRequests
+   * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
+   */
+  csrSigningCA?: CertificateAndKey;
 }
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
@@ -67,6 +75,8 @@ export class ApiServer {
   readonly access: AccessControl | undefined;
   /** CustomResourceDefinitions: names, conditions, cleanup and the serving of custom resources (crd/). */
   readonly customResources: CustomResourceController;
+  /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
+  readonly clusterAPIs: ClusterAPIControllers;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
@@ -106,6 +116,9 @@ export class ApiServer {
       else if (id === "/services") hooks = serviceHooks(this.ips, this.ports);
       else if (id === "/pods") hooks = podHooks();
       else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
+      // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
+      hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
+      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
       hooks ??= this.access?.hooksFor(id);
       this.registry.add(
         new ResourceStore(strategy, {
@@ -118,6 +131,14 @@ export class ApiServer {
         }),
       );
     }
+    this.clusterAPIs = new ClusterAPIControllers({
+      storage: this.storage,
+      registry: this.registry,
+      clock: this.clock,
+      builtinGroupVersions: new Set(this.registry.all().map((st) => `${st.strategy.names.group}/${st.strategy.names.version}`)),
+      signingCA: config.csrSigningCA,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
     const namespaces = this.registry.byGroupResource("", "namespaces");
     if (!namespaces) throw new Error("the API server needs a strategy for core/v1 namespaces");
     this.controllers = new SystemControllers({
@@ -145,6 +166,14 @@ export class ApiServer {
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
       intercept: this.access ? (req, res, info) => this.access!.intercept(req, res, info) : undefined,
     });
+  }
+
+  /** `approve` / `sign` on certificates.k8s.io signers, through RBAC (undefined without access control). */
+  private signerAuthorizer(): SignerAuthorizer | undefined {
+    const access = this.access;
+    if (!access) return undefined;
+    return (user, verb, signerName) =>
+      access.decide({ user, verb, resourceRequest: true, path: "", apiGroup: "certificates.k8s.io", apiVersion: "*", namespace: "", resource: "signers", subresource: "", name: signerName }).allowed;
   }
 
   /** The Node request listener (for embedding in another server). */
@@ -182,12 +211,14 @@ export class ApiServer {
     );
     await this.access?.start();
     await this.controllers.start();
+    await this.clusterAPIs.start();
     await this.customResources.start();
     return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
     await this.customResources.stop();
+    await this.clusterAPIs.stop();
     await this.controllers.stop();
     await this.access?.stop();
     await this.storage.close();

@@ -60,6 +60,11 @@ describe("builtinPatchTypes", () => {
       ["io.k8s.api.core.v1.PodSpec", "resourceClaims", "merge,retainKeys", "name"],
       ["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "x-kubernetes-validations", "merge", "rule"],
       ["io.k8s.api.admissionregistration.v1.ValidatingWebhook", "matchConditions", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "webhooks", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.MutatingWebhook", "matchConditions", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", "variables", "merge", "name"],
+      ["io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "conditions", "merge", "type"],
+      ["io.k8s.api.resource.v1.ResourceClaimStatus", "reservedFor", "merge", "uid"],
     ];
     for (const [type, field, strategy, key] of tags) {
       const entry = builtinPatchTypes[type]?.[field];

@@ -18,7 +18,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import type { ValidateNameFunc } from "../../apimachinery/validation.js";
 import { semanticDeepEqual } from "./equality.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
-import type { ResourceNames, ResourceStrategy, ScaleSubresource } from "./strategy.js";
+import type { ResourceNames, ResourceStrategy, ScaleSubresource, SubresourceStrategy } from "./strategy.js";
 
 /** Verbs of a namespaced or cluster-scoped collection in upstream discovery. */
 export const standardVerbs: readonly string[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -26,7 +26,8 @@ export const standardVerbs: readonly string[] = ["create", "delete", "deletecoll
 export interface StrategyDefinition {
   names: ResourceNames;
   verbs?: readonly string[];
-  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  /** `updates`: subresources with their own update strategy (certificatesigningrequests/approval). */
+  subresources?: { status?: boolean; scale?: ScaleSubresource; updates?: Readonly<Record<string, SubresourceStrategy>> };
   /** Name rule for metadata.name / generateName. */
   nameFn: ValidateNameFunc;
   /** Kinds that set generation 1 on create and bump it on spec changes. */
@@ -59,6 +60,29 @@ export interface StrategyDefinition {
   fields?(obj: KubeObject): Record<string, string>;
   allowCreateOnUpdate?: boolean;
   allowUnconditionalUpdate?: boolean;
+}
+
+/**
+ * The names of a resource whose plural is its lower-cased kind + "s" (or `resource`), singular
+ * the lower-cased kind and list kind `<Kind>List`, with no short names or categories unless given.
+ */
+export function resourceNames(
+  group: string,
+  version: string,
+  kind: string,
+  opts: { resource?: string; namespaced: boolean; shortNames?: string[]; categories?: string[] },
+): ResourceNames {
+  return {
+    group,
+    version,
+    kind,
+    resource: opts.resource ?? `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    listKind: `${kind}List`,
+    shortNames: opts.shortNames ?? [],
+    categories: opts.categories ?? [],
+    namespaced: opts.namespaced,
+  };
 }
 
 /** ObjectMeta with its read-only system fields (generation, uid, …) writable, for the registry. */

@@ -16,7 +16,7 @@ import { serviceAccountStrategy } from "./serviceaccounts.js";
 import { serviceStrategy } from "./services.js";
 import type { ResourceStrategy } from "./strategy.js";
 
-export type { ResourceNames, ResourceStrategy, ScaleSubresource } from "./strategy.js";
+export type { ResourceNames, ResourceStrategy, ScaleSubresource, SubresourceStrategy } from "./strategy.js";
 export { defineStrategy, standardVerbs, objectMetaFields, type StrategyDefinition } from "./define.js";
 export {
   validateObjectMeta,
@@ -46,6 +46,10 @@ export { replicaSetStrategy } from "./replicasets.js";
 export { secretStrategy } from "./secrets.js";
 export { serviceAccountStrategy } from "./serviceaccounts.js";
 export { serviceStrategy } from "./services.js";
+
+// ---- cluster-side API groups: admissionregistration, apiregistration, certificates, flowcontrol,
+// node, resource, scheduling, storage (clusterapis.ts lists them) ----
+export * from "./clusterapis.js";
 
 /** Every built-in strategy, core group first, in discovery order within each group. */
 export function builtinStrategies(): ResourceStrategy[] {

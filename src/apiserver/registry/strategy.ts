@@ -34,6 +34,18 @@ export interface ScaleSubresource {
   labelSelectorPath?: string;
 }
 
+/**
+ * A subresource written like status but with its own preparation and validation (upstream
+ * gives it its own UpdateStrategy), e.g. certificatesigningrequests/approval. Served for GET,
+ * PUT and PATCH; the store calls the resource hooks' beforeUpdate with `ctx.subresource` set.
+ */
+export interface SubresourceStrategy {
+  /** Before validation: keep what this subresource may not change from `old`. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The rules of this subresource's updates (including ObjectMetaUpdate). */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
 export interface ResourceStrategy {
   readonly names: ResourceNames;
   /**
@@ -41,7 +53,7 @@ export interface ResourceStrategy {
    * verbs for most resources (events included); namespaces have no deletecollection.
    */
   readonly verbs: string[];
-  readonly subresources: { status?: boolean; scale?: ScaleSubresource };
+  readonly subresources: { status?: boolean; scale?: ScaleSubresource; updates?: Readonly<Record<string, SubresourceStrategy>> };
 
   /** Fill in defaulted fields (SetDefaults_*), on create and on every update. */
   defaults(obj: KubeObject): void;

@@ -42,7 +42,8 @@ export interface ResourceStoreDeps {
 }
 
 export interface UpdateOptions {
-  subresource?: "status";
+  /** "status", or a subresource with its own update strategy (strategy.subresources.updates). */
+  subresource?: string;
   /** Create the object when it does not exist, whatever the strategy says (server-side apply). */
   createIfMissing?: boolean;
   /**
@@ -372,8 +373,14 @@ export class ResourceStore {
       errs.push(...opts.prepare(obj, old));
     } else if (opts.subresource === "status") {
       this.strategy.prepareForStatusUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
       errs.push(...this.strategy.validateStatusUpdate(obj, old));
+    } else if (opts.subresource !== undefined) {
+      const sub = this.strategy.subresources.updates?.[opts.subresource];
+      if (!sub) throw StatusError.notFound(this.gr, name);
+      sub.prepareForUpdate(obj, old);
+      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
+      errs.push(...sub.validateUpdate(obj, old));
     } else {
       this.strategy.prepareForUpdate(obj, old);
       undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;

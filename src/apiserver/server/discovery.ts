@@ -35,6 +35,7 @@ const subresourceVerbs: Record<string, string[]> = {
   status: ["get", "patch", "update"],
   scale: ["get", "patch", "update"],
   finalize: ["update"],
+  approval: ["get", "patch", "update"],
 };
 
 function gvString(group: string, version: string): string {

@@ -65,7 +65,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       (sub === "status" && store.strategy.subresources.status) ||
       (sub === "scale" && store.strategy.subresources.scale) ||
       (sub === "finalize" && isNamespaceResource) ||
-      (sub === "binding" && store.gr.group === "" && store.gr.resource === "pods");
+      (sub === "binding" && store.gr.group === "" && store.gr.resource === "pods") ||
+      store.strategy.subresources.updates?.[sub] !== undefined;
     if (!ok || info.name === undefined) throw notFoundPage();
   }
   const q = url.searchParams;
@@ -128,7 +129,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     }
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
-    if (sub === "status") opts.subresource = "status";
+    if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") opts.prepare = finalizeNamespace;
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
@@ -172,7 +173,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
         return patched;
       },
       ctx,
-      sub === "status" ? { subresource: "status" } : {},
+      sub === "status" || store.strategy.subresources.updates?.[sub ?? ""] ? { subresource: sub } : {},
     );
     setWarnings(res, ctx.warnings);
     return writeJSON(res, 200, r.object);

@@ -12,6 +12,7 @@ import { endpointsPrinter, servicePrinter } from "./network.js";
 import { podPrinter } from "./pods.js";
 import type { PartialObjectMetadata, Printer, Table, TableRow, ToTableOptions } from "./types.js";
 import { deploymentPrinter, replicaSetPrinter } from "./workloads.js";
+import { clusterAPIPrinters } from "./clusterapis.js";
 
 export type {
   IncludeObject,
@@ -44,6 +45,8 @@ const FACTORIES: Record<string, () => Printer> = {
   "coordination.k8s.io/Lease": leasePrinter,
   "rbac.authorization.k8s.io/RoleBinding": roleBindingTablePrinter,
   "rbac.authorization.k8s.io/ClusterRoleBinding": clusterRoleBindingTablePrinter,
+  // ---- cluster-side API groups (clusterapis.ts) ----
+  ...clusterAPIPrinters,
 };
 
 const printers = new Map<string, Printer>();
@@ -68,7 +71,7 @@ export function toTable(gk: { group: string; kind: string }, objects: KubeObject
   const printer = printerFor(gk);
   const ctx = { now: opts.now ?? realClock.now(), wide: true };
   const include = opts.includeObject ?? "Metadata";
-  const rows = objects.map((obj): TableRow => {
+  const rows = (printer.order ? printer.order(objects) : objects).map((obj): TableRow => {
     const printed = printer.print(obj, ctx);
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions) row.conditions = printed.conditions.map((c) => ({ ...c }));
