@@ -115,7 +115,7 @@ export function listIndex(list: readonly Val[], idx: Val): Val {
   else if (typeof idx === "number" && Number.isInteger(idx)) i = BigInt(idx);
   else if (typeof idx === "number") throw new CelError("unsupported index value");
   else throw new CelError("no such overload");
-  if (i < 0n || i >= BigInt(list.length)) throw new CelError(`index out of bounds: ${i}`);
+  if (i < 0n || i >= BigInt(list.length)) throw new CelError(`index '${i}' out of range in list size '${list.length}'`);
   return list[Number(i)];
 }
 
