@@ -10,6 +10,7 @@ import type { Expr } from "./ast.js";
 import type { Overload } from "./decls.js";
 import type { Issue } from "./source.js";
 import {
+  allAssignable,
   formatType,
   isAssignable,
   isDynOrError,
@@ -294,11 +295,7 @@ export class Checker {
     for (const o of fns) {
       if (o.member !== member || o.params.length !== actual.length) continue;
       const { params, result: r } = this.freshParams(o);
-      const trial = new Map(this.subs);
-      let ok = true;
-      for (let i = 0; i < params.length && ok; i++) ok = isAssignable(params[i], actual[i], trial);
-      if (!ok) continue;
-      for (const [k, v] of trial) this.subs.set(k, v);
+      if (!allAssignable(params, actual, this.subs)) continue;
       matched.push(o);
       const rt = substitute(r, this.subs, false);
       result = result === undefined ? rt : typeEquals(result, rt) ? result : T.dyn;

@@ -82,17 +82,20 @@ function doubleToUint(d: number): CelUint {
   return new CelUint(BigInt(Math.trunc(d)));
 }
 
+/** cel-go's message for a string that does not convert. */
+const conversionError = (to: string) => new CelError(`type conversion error from 'string' to '${to}'`);
+
 function parseIntStrict(s: string): bigint {
-  if (!/^[+-]?[0-9]+$/.test(s)) throw new CelError(`cannot convert string "${s}" to int`);
+  if (!/^[+-]?[0-9]+$/.test(s)) throw conversionError("int");
   const v = BigInt(s);
-  if (v < INT64_MIN || v > INT64_MAX) throw new CelError(`cannot convert string "${s}" to int`);
+  if (v < INT64_MIN || v > INT64_MAX) throw conversionError("int");
   return v;
 }
 
 function parseUintStrict(s: string): CelUint {
-  if (!/^\+?[0-9]+$/.test(s)) throw new CelError(`cannot convert string "${s}" to uint`);
+  if (!/^\+?[0-9]+$/.test(s)) throw conversionError("uint");
   const v = BigInt(s);
-  if (v > UINT64_MAX) throw new CelError(`cannot convert string "${s}" to uint`);
+  if (v > UINT64_MAX) throw conversionError("uint");
   return new CelUint(v);
 }
 
@@ -100,7 +103,7 @@ function parseDoubleStrict(s: string): number {
   const t = s.toLowerCase();
   if (/^[+-]?(inf|infinity)$/.test(t)) return t.startsWith("-") ? -Infinity : Infinity;
   if (/^[+-]?nan$/.test(t)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) throw new CelError(`cannot convert string "${s}" to double`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) throw conversionError("double");
   return Number(s);
 }
 
@@ -353,7 +356,7 @@ export function standardLibrary(): Library {
     overload("string_to_bool", [T.string], T.bool, ([a]) => {
       if (trueStrings.has(str(a))) return true;
       if (falseStrings.has(str(a))) return false;
-      throw new CelError(`type conversion error from 'string' to 'bool'`);
+      throw conversionError("bool");
     }),
   );
   lib.add(
@@ -381,13 +384,27 @@ export function standardLibrary(): Library {
   lib.add(
     "timestamp",
     overload("timestamp_to_timestamp", [T.timestamp], T.timestamp, ([a]) => a),
-    overload("string_to_timestamp", [T.string], T.timestamp, ([a]) => parseTimestamp(str(a))),
+    overload("string_to_timestamp", [T.string], T.timestamp, ([a]) => {
+      let t: CelTimestamp;
+      try {
+        t = parseTimestamp(str(a));
+      } catch {
+        throw conversionError("google.protobuf.Timestamp");
+      }
+      return t;
+    }),
     overload("int64_to_timestamp", [T.int], T.timestamp, ([a]) => checkTimestamp(int(a) * 1_000_000_000n)),
   );
   lib.add(
     "duration",
     overload("duration_to_duration", [T.duration], T.duration, ([a]) => a),
-    overload("string_to_duration", [T.string], T.duration, ([a]) => parseDuration(str(a))),
+    overload("string_to_duration", [T.string], T.duration, ([a]) => {
+      try {
+        return parseDuration(str(a));
+      } catch {
+        throw conversionError("google.protobuf.Duration");
+      }
+    }),
   );
   lib.add("dyn", overload("to_dyn", [A], T.dyn, ([a]) => a));
   lib.add("type", overload("type", [A], T.type(A), ([a]) => new CelTypeValue(runtimeType(a))));

@@ -168,27 +168,43 @@ function nullAssignable(t: CelType): boolean {
  * internalIsAssignable). Substitutions are updated only when the whole check succeeds.
  */
 export function isAssignable(expected: CelType, actual: CelType, subs: Substitutions): boolean {
-  const trial = new Map(subs);
-  if (!assign(expected, actual, trial)) return false;
-  for (const [k, v] of trial) subs.set(k, v);
+  const added: string[] = [];
+  if (assign(expected, actual, subs, added)) return true;
+  for (const k of added) subs.delete(k);
+  return false;
+}
+
+/** Every parameter is assignable; on failure the bindings made are undone. */
+export function allAssignable(expected: readonly CelType[], actual: readonly CelType[], subs: Substitutions): boolean {
+  const added: string[] = [];
+  for (let i = 0; i < expected.length; i++) {
+    if (!assign(expected[i], actual[i], subs, added)) {
+      for (const k of added) subs.delete(k);
+      return false;
+    }
+  }
   return true;
 }
 
-function assign(t1: CelType, t2: CelType, subs: Substitutions): boolean {
+function bind(subs: Substitutions, added: string[], name: string, t: CelType): true {
+  subs.set(name, t);
+  added.push(name);
+  return true;
+}
+
+function assign(t1: CelType, t2: CelType, subs: Substitutions, added: string[]): boolean {
   if (t1.kind === "param") {
     const b = subs.get(t1.name);
-    if (b) return assign(b, t2, subs);
+    if (b) return assign(b, t2, subs, added);
     if (t2.kind === "param" && t2.name === t1.name) return true;
     if (occurs(t1.name, t2, subs)) return false;
-    subs.set(t1.name, t2);
-    return true;
+    return bind(subs, added, t1.name, t2);
   }
   if (t2.kind === "param") {
     const b = subs.get(t2.name);
-    if (b) return assign(t1, b, subs);
+    if (b) return assign(t1, b, subs, added);
     if (occurs(t2.name, t1, subs)) return false;
-    subs.set(t2.name, t1);
-    return true;
+    return bind(subs, added, t2.name, t1);
   }
   if (isDynOrError(t1) || isDynOrError(t2)) return true;
   if (t1.kind === "null_type" && nullAssignable(t2)) return true;
@@ -196,16 +212,16 @@ function assign(t1: CelType, t2: CelType, subs: Substitutions): boolean {
   if (t1.kind !== t2.kind) return false;
   switch (t1.kind) {
     case "list":
-      return assign(t1.elem, (t2 as typeof t1).elem, subs);
+      return assign(t1.elem, (t2 as typeof t1).elem, subs, added);
     case "map":
-      return assign(t1.key, (t2 as typeof t1).key, subs) && assign(t1.value, (t2 as typeof t1).value, subs);
+      return assign(t1.key, (t2 as typeof t1).key, subs, added) && assign(t1.value, (t2 as typeof t1).value, subs, added);
     case "type":
       // Type values compare at runtime; their parameters do not constrain assignment.
       return true;
     case "opaque": {
       const o2 = t2 as typeof t1;
       if (t1.name !== o2.name || t1.params.length !== o2.params.length) return false;
-      return t1.params.every((p, i) => assign(p, o2.params[i], subs));
+      return t1.params.every((p, i) => assign(p, o2.params[i], subs, added));
     }
     case "object":
       return t1.name === (t2 as typeof t1).name;

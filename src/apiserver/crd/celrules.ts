@@ -86,12 +86,21 @@ let typeCounter = 0;
 
 const rulesOf = (s: Schema): ValidationRule[] => (Array.isArray(s["x-kubernetes-validations"]) ? (s["x-kubernetes-validations"] as unknown[]).filter(isObject) : []);
 
+const hasRulesCache = new WeakMap<Schema, boolean>();
+
 function hasRules(s: Schema | undefined): boolean {
   if (!s || !isObject(s)) return false;
-  if (rulesOf(s).length > 0) return true;
-  if (Object.values(propertiesOf(s)).some(hasRules)) return true;
-  if (hasRules(itemsOf(s)) || hasRules(additionalPropertiesSchema(s))) return true;
-  return schemaList(s.allOf).some(hasRules);
+  let r = hasRulesCache.get(s);
+  if (r === undefined) {
+    r =
+      rulesOf(s).length > 0 ||
+      Object.values(propertiesOf(s)).some(hasRules) ||
+      hasRules(itemsOf(s)) ||
+      hasRules(additionalPropertiesSchema(s)) ||
+      schemaList(s.allOf).some(hasRules);
+    hasRulesCache.set(s, r);
+  }
+  return r;
 }
 
 /** ruleErrorString: the message if set, else the rule, trimmed. */
