@@ -86,6 +86,8 @@ export class Checker {
   private readonly subs: Substitutions = new Map();
   private readonly scopes: Map<string, CelType>[] = [];
   private fresh = 0;
+  /** Inside the arguments of a function exempt from homogeneous literals (strings' format). */
+  private exempt = 0;
 
   constructor(private readonly env: CheckerEnv) {}
 
@@ -282,7 +284,10 @@ export class Checker {
     }
     const fns = this.env.functions(e.fn);
     const targetType = e.target ? this.visit(e.target) : undefined;
+    const exempt = e.fn === "format";
+    if (exempt) this.exempt++;
     const argTypes = e.args.map((a) => this.visit(a));
+    if (exempt) this.exempt--;
     if (!fns) {
       if (this.env.dynamic) return this.set(e, T.dyn);
       this.error(e, `undeclared reference to '${e.fn}' (in container '')`);
@@ -317,7 +322,7 @@ export class Checker {
       const c = substitute(cur, this.subs, false);
       return lessSpecific(p, c) ? prev : cur;
     }
-    if (!this.env.homogeneousLiterals) return joinTypes(prev, cur);
+    if (!this.env.homogeneousLiterals || this.exempt > 0) return joinTypes(prev, cur);
     this.error(e, `expected type '${formatType(substitute(prev, this.subs, true))}' but found '${formatType(substitute(cur, this.subs, true))}'`);
     return prev;
   }
