@@ -52,6 +52,33 @@ export interface StructField {
 /** The accumulator cel-go's macros use. */
 export const ACCUMULATOR = "@result";
 
+/** Pushes the direct children of a node (for iterative walks). */
+export function pushChildren(e: Expr, out: Expr[]): void {
+  switch (e.kind) {
+    case "select":
+      out.push(e.operand);
+      break;
+    case "call":
+      if (e.target) out.push(e.target);
+      out.push(...e.args);
+      break;
+    case "list":
+      out.push(...e.elems);
+      break;
+    case "map":
+      for (const en of e.entries) out.push(en.key, en.value);
+      break;
+    case "struct":
+      for (const f of e.fields) out.push(f.value);
+      break;
+    case "comprehension":
+      out.push(e.iterRange, e.accuInit, e.loopCondition, e.loopStep, e.result);
+      break;
+    default:
+      break;
+  }
+}
+
 /** Every node of a tree, depth first (parents before children). */
 export function* walk(e: Expr): Generator<Expr> {
   yield e;

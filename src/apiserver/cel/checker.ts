@@ -77,6 +77,35 @@ export function qualifiedName(e: Expr): string | undefined {
   return undefined;
 }
 
+const paramCache = new WeakMap<Overload, boolean>();
+
+function mentionsParam(t: CelType): boolean {
+  switch (t.kind) {
+    case "param":
+      return true;
+    case "list":
+      return mentionsParam(t.elem);
+    case "map":
+      return mentionsParam(t.key) || mentionsParam(t.value);
+    case "type":
+      return t.param ? mentionsParam(t.param) : false;
+    case "opaque":
+      return t.params.some(mentionsParam);
+    default:
+      return false;
+  }
+}
+
+/** Whether an overload's signature has type parameters (which need fresh names per use). */
+function hasParams(o: Overload): boolean {
+  let r = paramCache.get(o);
+  if (r === undefined) {
+    r = o.params.some(mentionsParam) || mentionsParam(o.result);
+    paramCache.set(o, r);
+  }
+  return r;
+}
+
 export class Checker {
   readonly issues: Issue[] = [];
   private readonly types = new Map<number, CelType>();
@@ -126,7 +155,8 @@ export class Checker {
     return undefined;
   }
 
-  private freshParams(o: Overload): { params: CelType[]; result: CelType } {
+  private freshParams(o: Overload): { params: readonly CelType[]; result: CelType } {
+    if (!hasParams(o)) return { params: o.params, result: o.result };
     const names = new Map<string, CelType>();
     const n = this.fresh++;
     const rename = (t: CelType): CelType => {

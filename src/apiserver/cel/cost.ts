@@ -693,10 +693,35 @@ function traversalCost(v: Val): number {
 
 const ceilF = (n: number, f: number) => Math.ceil(n * f);
 
-/** The runtime price of one call (library.CostEstimator.CallCost, then cel-go's costCall). */
+export type CallCostFn = (args: readonly Val[], result: Val) => number;
+
+const one: CallCostFn = () => 1;
+const coster = new Map<string, CallCostFn>();
+
+/**
+ * The runtime price of calls of one overload (library.CostEstimator.CallCost, then cel-go's
+ * costCall), resolved once per call site or overload rather than per call.
+ */
+export function runtimeCallCoster(fn: string, overloadId: string): CallCostFn {
+  const key = `${fn}\u0000${overloadId}`;
+  let c = coster.get(key);
+  if (!c) {
+    c = makeCoster(fn, overloadId);
+    coster.set(key, c);
+  }
+  return c;
+}
+
+/** The runtime price of one call (as runtimeCallCoster, for one-off use). */
 export function runtimeCallCost(fn: string, overloadId: string, args: readonly Val[], result: Val): number {
-  if (fn === "check") return 350000;
-  if (nominal.has(fn)) return 1;
+  return runtimeCallCoster(fn, overloadId)(args, result);
+}
+
+const size1 = (f: number): CallCostFn => (args) => ceilF(actualSize(args[0]), f);
+
+function makeCoster(fn: string, overloadId: string): CallCostFn {
+  if (fn === "check") return () => 350000;
+  if (nominal.has(fn)) return one;
   switch (fn) {
     case "isSorted":
     case "sum":
@@ -704,7 +729,7 @@ export function runtimeCallCost(fn: string, overloadId: string, args: readonly V
     case "min":
     case "indexOf":
     case "lastIndexOf":
-      return args.length > 0 ? traversalCost(args[0]) : 0;
+      return (args) => (args.length > 0 ? traversalCost(args[0]) : 0);
     case "url":
     case "lowerAscii":
     case "upperAscii":
@@ -718,44 +743,39 @@ export function runtimeCallCost(fn: string, overloadId: string, args: readonly V
     case "isQuantity":
     case "semver":
     case "isSemver":
-      if (args.length >= 1) return ceilF(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR);
-      break;
+      return size1(STRING_TRAVERSAL_COST_FACTOR);
     case "replace":
     case "split":
-      if (args.length >= 1) return ceilF(actualSize(args[0]), 2 * STRING_TRAVERSAL_COST_FACTOR);
-      break;
+      return size1(2 * STRING_TRAVERSAL_COST_FACTOR);
     case "join":
-      if (args.length >= 1) return ceilF(actualSize(result), 2 * STRING_TRAVERSAL_COST_FACTOR);
-      break;
+      return (_args, result) => ceilF(actualSize(result), 2 * STRING_TRAVERSAL_COST_FACTOR);
     case "find":
     case "findAll":
-      if (args.length >= 2) return ceilF(1 + actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
-      break;
+      return (args) => ceilF(1 + actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
     case "ip":
-      if (args.length >= 1) return overloadId === "cidr_ip" ? 1 : ceilF(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR);
-      break;
+      return overloadId === "cidr_ip" ? one : size1(STRING_TRAVERSAL_COST_FACTOR);
     case "ip.isCanonical":
-      if (args.length >= 1) return ceilF(actualSize(args[0]), 2 * STRING_TRAVERSAL_COST_FACTOR);
-      break;
+      return size1(2 * STRING_TRAVERSAL_COST_FACTOR);
     case "containsIP":
     case "containsCIDR":
-      if (args.length >= 2) {
+      return (args) => {
         const cidr = actualSize(args[0]);
         let c = ceilF(cidr + cidr, STRING_TRAVERSAL_COST_FACTOR);
         if (fn === "containsCIDR") c += ceilF(cidr, STRING_TRAVERSAL_COST_FACTOR) + 1;
         if (overloadId === "cidr_contains_ip_string" || overloadId === "cidr_contains_cidr_string") c += ceilF(actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR);
         return c;
-      }
-      break;
+      };
     case "validate":
-      if (args.length >= 2) return ceilF(1 + actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(MAX_NAME_FORMAT_REGEX_SIZE, REGEX_STRING_LENGTH_COST_FACTOR);
-      break;
-    case "_==_":
-      if (args.length === 2 && args[0] instanceof ExtensionValue) return 1;
-      break;
+      return (args) => ceilF(1 + actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(MAX_NAME_FORMAT_REGEX_SIZE, REGEX_STRING_LENGTH_COST_FACTOR);
     default:
       break;
   }
+  const base = defaultCoster(overloadId);
+  if (fn === "_==_") return (args, result) => (args[0] instanceof ExtensionValue ? 1 : base(args, result));
+  return base;
+}
+
+function defaultCoster(overloadId: string): CallCostFn {
   switch (overloadId) {
     case "starts_with_string":
     case "ends_with_string":
@@ -763,9 +783,9 @@ export function runtimeCallCost(fn: string, overloadId: string, args: readonly V
     case "bytes_to_string":
     case "strings_quote":
     case "string_format":
-      return ceilF(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR);
+      return size1(STRING_TRAVERSAL_COST_FACTOR);
     case "in_list":
-      return actualSize(args[1]);
+      return (args) => actualSize(args[1]);
     case "less_string":
     case "greater_string":
     case "less_equals_string":
@@ -776,17 +796,16 @@ export function runtimeCallCost(fn: string, overloadId: string, args: readonly V
     case "greater_equals_bytes":
     case "equals":
     case "not_equals":
-      return ceilF(Math.min(actualSize(args[0]), actualSize(args[1])), STRING_TRAVERSAL_COST_FACTOR);
+      return (args) => ceilF(Math.min(actualSize(args[0]), actualSize(args[1])), STRING_TRAVERSAL_COST_FACTOR);
     case "add_string":
     case "add_bytes":
-      return ceilF(actualSize(args[0]) + actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR);
+      return (args) => ceilF(actualSize(args[0]) + actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR);
     case "matches_string":
     case "matches":
-      return ceilF(1 + actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
+      return (args) => ceilF(1 + actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), REGEX_STRING_LENGTH_COST_FACTOR);
     case "contains_string":
-      return ceilF(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR);
+      return (args) => ceilF(actualSize(args[0]), STRING_TRAVERSAL_COST_FACTOR) * ceilF(actualSize(args[1]), STRING_TRAVERSAL_COST_FACTOR);
     default:
-      return 1;
+      return one;
   }
 }
-

@@ -12,14 +12,14 @@
  *   prg.eval({ self }, { costLimit: 1_000_000 }) // → { value: true, cost: 5 }
  */
 import { Checker, type CheckedAst } from "./checker.js";
-import { estimateCost, runtimeCallCost, type Range, type SizeEstimator } from "./cost.js";
+import { estimateCost, runtimeCallCoster, type Range, type SizeEstimator } from "./cost.js";
 import { Library, type Overload } from "./decls.js";
 import { Activation, Planner, type Evaluator } from "./interpreter.js";
 import { parse } from "./parser.js";
 import { regexError } from "./regex.js";
 import { CompileError, type Issue, type Source } from "./source.js";
 import type { CelType } from "./types.js";
-import { walk, type Expr } from "./ast.js";
+import { pushChildren, type Expr } from "./ast.js";
 import { parseDuration, parseTimestamp } from "./time.js";
 import { CelError, type Val } from "./values.js";
 
@@ -132,7 +132,7 @@ export class Env {
 
   /** Plans a compiled expression into a reusable program. */
   program(ast: CompiledExpr, opts: { costLimit?: number } = {}): Program {
-    const planner = new Planner(ast, runtimeCallCost);
+    const planner = new Planner(ast, runtimeCallCoster);
     const root = planner.plan(ast.expr);
     return new Program(root, planner.slotCount, opts.costLimit ?? Number.MAX_SAFE_INTEGER);
   }
@@ -146,7 +146,10 @@ export class Env {
 /** cel.ValidateDurationLiterals, ValidateTimestampLiterals and ValidateRegexLiterals. */
 function validateLiterals(root: Expr): Issue[] {
   const issues: Issue[] = [];
-  for (const e of walk(root)) {
+  const stack: Expr[] = [root];
+  while (stack.length) {
+    const e = stack.pop()!;
+    pushChildren(e, stack);
     if (e.kind !== "call") continue;
     const arg = e.args[0];
     if (!arg || arg.kind !== "const" || typeof arg.value !== "string") continue;

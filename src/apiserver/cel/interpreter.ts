@@ -26,8 +26,8 @@ import {
   type Val,
 } from "./values.js";
 
-/** Prices one function call at runtime (cel-go's ActualCostEstimator plus its defaults). */
-export type CallCoster = (fn: string, overloadId: string, args: readonly Val[], result: Val) => number;
+/** The runtime price of calls of one overload (cel-go's ActualCostEstimator plus its defaults). */
+export type CallCoster = (fn: string, overloadId: string) => (args: readonly Val[], result: Val) => number;
 
 /** The state of one evaluation: variables, comprehension slots, cost so far and its limit. */
 export class Activation {
@@ -239,6 +239,8 @@ export class Planner {
     const coster = this.coster;
     const argTypes = [...(e.target ? [e.target] : []), ...e.args].map((x) => this.ast.types.get(x.id));
     const direct = cands.length === 1 && cands[0].impl && argTypes.every(isConcrete) ? cands[0] : undefined;
+    const directCost = direct ? coster(fn, direct.id) : undefined;
+    const costOf = (o: Overload) => (o === direct ? directCost! : coster(fn, o.id));
     if (fn === "_[_]" && direct === undefined) {
       // Indexing dispatches on the container; the index itself may be dyn.
       const [l, i] = all;
@@ -268,9 +270,10 @@ export class Planner {
       const [x] = all;
       return (a) => {
         const xv = x(a);
-        const o = direct ?? dispatch(cands, [xv]);
-        const r = o.impl!([xv]);
-        a.charge(coster(fn, o.id, [xv], r));
+        const args = [xv];
+        const o = direct ?? dispatch(cands, args);
+        const r = o.impl!(args);
+        a.charge(costOf(o)(args, r));
         return r;
       };
     }
@@ -282,7 +285,7 @@ export class Planner {
         const vals = [xv, yv];
         const o = direct ?? dispatch(cands, vals);
         const r = o.impl!(vals);
-        a.charge(coster(fn, o.id, vals, r));
+        a.charge(costOf(o)(vals, r));
         return r;
       };
     }
@@ -291,7 +294,7 @@ export class Planner {
       const o = direct ?? dispatch(cands, vals);
       if (!o.impl) throw noSuchOverload();
       const r = o.impl(vals);
-      a.charge(coster(fn, o.id, vals, r));
+      a.charge(costOf(o)(vals, r));
       return r;
     };
   }

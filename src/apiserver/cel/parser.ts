@@ -116,6 +116,10 @@ function unescape(body: string, raw: boolean, isBytes: boolean, offset: number):
   return isBytes ? new Uint8Array(bytes) : str;
 }
 
+const isDigit = (c: string) => c >= "0" && c <= "9";
+const isIdentStart = (c: string) => (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_";
+const isIdentPart = (c: string) => isIdentStart(c) || isDigit(c);
+
 function lex(text: string): Token[] {
   const toks: Token[] = [];
   let i = 0;
@@ -132,8 +136,9 @@ function lex(text: string): Token[] {
     }
     const start = i;
     // strings and bytes, with r/b prefixes
-    const pm = /^([rRbB]{0,2})("""|'''|"|')/.exec(text.slice(i, i + 5));
-    if (pm && (pm[1] === "" || /^(?:[rR]|[bB]|[rR][bB]|[bB][rR])$/.test(pm[1])) && (pm[1] !== "" || c === '"' || c === "'")) {
+    const quoteStart = c === '"' || c === "'" || c === "r" || c === "R" || c === "b" || c === "B";
+    const pm = quoteStart ? /^([rRbB]{0,2})("""|'''|"|')/.exec(text.slice(i, i + 5)) : null;
+    if (pm && (pm[1] === "" || /^(?:[rR]|[bB]|[rR][bB]|[bB][rR])$/.test(pm[1]))) {
       const prefix = pm[1].toLowerCase();
       const quote = pm[2];
       const raw = prefix.includes("r");
@@ -191,29 +196,30 @@ function lex(text: string): Token[] {
       i = end + 1;
       continue;
     }
-    if (/[A-Za-z_]/.test(c)) {
+    if (isIdentStart(c)) {
       let j = i + 1;
-      while (j < n && /[A-Za-z0-9_]/.test(text[j])) j++;
+      while (j < n && isIdentPart(text[j])) j++;
       const word = text.slice(i, j);
       toks.push({ kind: keywords.has(word) ? "kw" : "ident", text: word, offset: start });
       i = j;
       continue;
     }
-    if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(text[i + 1] ?? ""))) {
-      const hexm = /^0[xX][0-9a-fA-F]+([uU])?/.exec(text.slice(i));
+    if (isDigit(c) || (c === "." && isDigit(text[i + 1] ?? ""))) {
+      const rest = text.slice(i, i + 64);
+      const hexm = /^0[xX][0-9a-fA-F]+([uU])?/.exec(rest);
       if (hexm) {
         const digits = hexm[0].replace(/[uU]$/, "");
         toks.push({ kind: hexm[1] ? "uint" : "int", text: hexm[0], offset: start, value: BigInt(digits) });
         i += hexm[0].length;
         continue;
       }
-      const fm = /^(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?)/.exec(text.slice(i));
+      const fm = /^(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?)/.exec(rest);
       if (fm) {
         toks.push({ kind: "float", text: fm[0], offset: start, value: Number(fm[0]) });
         i += fm[0].length;
         continue;
       }
-      const im = /^[0-9]+([uU])?/.exec(text.slice(i))!;
+      const im = /^[0-9]+([uU])?/.exec(rest)!;
       const digits = im[0].replace(/[uU]$/, "");
       toks.push({ kind: im[1] ? "uint" : "int", text: im[0], offset: start, value: BigInt(digits) });
       i += im[0].length;
