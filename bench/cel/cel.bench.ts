@@ -55,7 +55,7 @@ const bench: Benchmark = {
       const ours = summary("kubeloop");
       for (const peer of names.slice(1)) {
         const p = summary(peer);
-        const range = (x: { min: number; max: number }) => (rounds > 1 ? `, min–max ${Math.round(x.min)}–${Math.round(x.max)}` : "");
+        const range = (x: { min: number; max: number }) => (rounds > 1 && Number.isFinite(x.min) ? `, min–max ${Math.round(x.min)}–${Math.round(x.max)}` : "");
         figures.push({
           name: what === "conformance" ? "cel-spec conformance (cases passed)" : what === "compile" ? "compile rules" : "evaluate rules",
           value: ours.value,
