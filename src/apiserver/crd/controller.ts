@@ -39,7 +39,7 @@ import type { GroupVersionKind } from "../ssa/fieldmanager.js";
 import type { TypeNode } from "../ssa/schema.js";
 import type { Printer } from "../tables/types.js";
 import { VersionCodec, VersionedStorage } from "./codec.js";
-import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields } from "./crstrategy.js";
+import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields, type WarningSinks } from "./crstrategy.js";
 import { customResourceType } from "./fieldtypes.js";
 import { customResourcePrinter, printTable } from "./printer.js";
 import { isObject, jsonEqual } from "./schema.js";
@@ -176,6 +176,8 @@ export function computeNamesStatus(crd: KubeObject, all: readonly KubeObject[], 
 export class CustomResourceController {
   private readonly served = new Map<string, Served>();
   private readonly pruned: PrunedFields = new WeakMap();
+  /** Each request object's warning list, for ratcheted CEL rule failures found during validation. */
+  private readonly warningSinks: WarningSinks = new WeakMap();
   private readonly guard: (namespace: string, gr: { group: string; resource: string }, name: string) => Promise<void>;
   private watch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
@@ -390,6 +392,7 @@ export class CustomResourceController {
   private hooksFor(v: CustomResourceVersion): ResourceHooks {
     const crdKey = `${crdPrefix}${v.crdName}`;
     const reportPruned = (obj: KubeObject, ctx: WriteContext) => {
+      this.warningSinks.set(obj, ctx.warnings);
       if (v.deprecated) {
         const w = v.deprecationWarning ?? `${v.group}/${v.version} ${v.kind} is deprecated`;
         if (!ctx.warnings.includes(w)) ctx.warnings.push(w);
@@ -430,7 +433,7 @@ export class CustomResourceController {
     for (const v of versions) {
       const apiVersion = `${group}/${v.version}`;
       const codec = new VersionCodec(apiVersion, `${group}/${storageVersion}`, v.schema);
-      const store = new ResourceStore(customResourceStrategy(v, this.pruned), {
+      const store = new ResourceStore(customResourceStrategy(v, this.pruned, this.warningSinks), {
         storage: new VersionedStorage(this.deps.storage, codec),
         clock: this.deps.clock,
         hooks: this.hooksFor(v),
