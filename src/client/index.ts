@@ -16,5 +16,6 @@ export * from "./typed.js";
 export * from "./dynamic.js";
 export * from "./discovery.js";
 export * from "./restmapper.js";
+export * from "./getconfig.js";
 export * from "./kubeclient.js";
 export { kubeloopVersion, defaultUserAgent } from "./version.js";

@@ -199,7 +199,7 @@ export class Manager {
       opts.informers ??
       new SharedInformerFactory(opts.client, {
         clock: this.clock,
-        onError: (message, err) => this.log.error({ err }, message),
+        logger: this.log,
       });
     this.eventBroadcaster = new EventBroadcaster({ clock: this.clock, logger: this.log, registry: this.registry });
     this.identity = (opts.leaderElection && opts.leaderElection.id) || `${hostname()}_${randomUUID()}`;
