@@ -6,6 +6,7 @@ export * from "./config.js";
 export * from "./incluster.js";
 export * from "./auth.js";
 export * from "./exec.js";
+export * from "./metrics.js";
 export * from "./ratelimit.js";
 export * from "./warnings.js";
 export * from "./transport.js";

@@ -37,7 +37,9 @@ import { SharedInformerFactory } from "../informers/factory.js";
 import { LeaderElector } from "../leaderelection/leaderelector.js";
 import { LeaseLock } from "../leaderelection/resourcelock.js";
 import type { Controller } from "./controller.js";
+import { leaderElectionMetrics } from "../leaderelection/metrics.js";
 import { defaultLogger } from "./logging.js";
+import { registerProcessMetrics } from "./metrics.js";
 import type { Logger } from "./logging.js";
 
 export const leasesResource: ResourceDescriptor = {
@@ -194,6 +196,7 @@ export class Manager {
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? defaultLogger();
     this.registry = opts.registry ?? globalRegistry;
+    registerProcessMetrics(this.registry);
     this.gracefulShutdownTimeoutMs = opts.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
     this.informers =
       opts.informers ??
@@ -311,6 +314,7 @@ export class Manager {
       releaseOnCancel: le.releaseOnCancel,
       clock: this.clock,
       name: lockName,
+      metrics: leaderElectionMetrics(this.registry, le.name),
       onError: (message, err) => this.log.error({ err, lease: lockName }, message),
       callbacks: {
         onStartedLeading: (leaderSignal) => this.onStartedLeading(leaderSignal),
