@@ -98,6 +98,18 @@ describe("kubeloop CLI", () => {
     expect(pods.items.every((p) => p.spec.nodeName?.startsWith("kubeloop-node-"))).toBe(true);
     stop("SIGINT");
     expect(await done).toBe(0);
+    // No log lines by default: the live view is the output.
+    expect(a.errors).toEqual([]);
+  });
+
+  it("up -v info writes the control plane's logs to stderr", async () => {
+    let stop!: (s: string) => void;
+    const a = io(new Promise((r) => (stop = r)));
+    const done = runCli(["up", "--port", "0", "--no-demo", "--heartbeat-interval", "0", "--kubeconfig-update-default=false", "-v", "info"], a);
+    for (let i = 0; i < 3000 && !a.lines.some((l) => l.startsWith("  try")); i++) await new Promise((r) => setTimeout(r, 10));
+    stop("SIGINT");
+    expect(await done).toBe(0);
+    expect(a.errors.some((l) => / INFO {2}\[kubeloop\] Starting Controller controller=application/.test(l))).toBe(true);
   });
 
   it("controller rejects an unknown controller name", async () => {

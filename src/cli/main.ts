@@ -143,7 +143,7 @@ export function buildProgram(io: CliIO): Command {
       UP_PREFERRED_PORT_FLAG_DEFAULT,
       `port to listen on (default ${UP_PREFERRED_PORT} when free, else a free port; 0 picks a free port)`,
     ),
-    "warn",
+    "silent",
   )
     .option("--no-demo", "do not create the demo objects")
     .option("--nodes <n>", "simulated nodes", parseWorkers, 3)

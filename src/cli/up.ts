@@ -35,7 +35,7 @@ export interface UpOptions {
   tokenAuthFile?: string;
   nodes?: number;
   heartbeatIntervalMs?: number;
-  /** Log level of the control plane's components (default "warn"), written to stderr. */
+  /** Log level of the control plane's components, written to stderr (default "silent": the live view is the output). */
   logLevel?: string;
   /** Merge the kubeloop context into the user's kubeconfig (default true). */
   kubeconfigUpdateDefault?: boolean;
@@ -130,7 +130,7 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
 export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
   const started = Date.now();
   const { startControlPlane } = await import("../controlplane/index.js");
-  const logger = createLogger({ level: opts.logLevel ?? "warn", name: "kubeloop", pretty: true, destination: { write: (l) => (io.err ?? io.out)(l.replace(/\n$/, "")) } });
+  const logger = createLogger({ level: opts.logLevel ?? "silent", name: "kubeloop", pretty: true, destination: { write: (l) => (io.err ?? io.out)(l.replace(/\n$/, "")) } });
   const cp = await startControlPlane({
     port: await choosePort(opts.host, opts.port),
     host: opts.host,

@@ -153,6 +153,10 @@ describe("the manifests of deploy/ and examples/", () => {
 
 describe.skipIf(!unshareable)("the controller of deploy/deployment.yaml, run as its pod", () => {
   it("leads in its own namespace, serves its probes and metrics, converges an Application, and releases the Lease on SIGTERM", async () => {
+    // The old default Lease namespace (kube-system) is one the shipped RBAC does not open.
+    const sa = "--as=system:serviceaccount:kubeloop-system:kubeloop-application";
+    expect((await kubectl.run(["auth", "can-i", "create", "leases", "-n", "kube-system", sa])).stdout.trim()).toBe("no");
+    expect((await kubectl.run(["auth", "can-i", "create", "leases", "-n", "kubeloop-system", sa])).stdout.trim()).toBe("yes");
     const container = containerOf(readFileSync(join(root, "deploy/deployment.yaml"), "utf8"));
     const pod = runAsPod({
       container,
