@@ -1,5 +1,6 @@
 /**
- * SqliteStorage: the persistent store — kine's log table in SQLite (better-sqlite3) under an
+ * SqliteStorage: the persistent store — kine's log table in SQLite (node:sqlite, or better-sqlite3
+ * on Node 20: sqlitedriver.ts) under an
  * in-memory read side (MemoryStorage), with group commit.
  *
  * On disk (`<dataDir>/kubeloop.db`):
@@ -37,7 +38,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { isBusyError, openSqlite, type SqliteDatabase } from "./sqlitedriver.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { deepCopy, deepFreeze, semanticEqual } from "../../apimachinery/deepcopy.js";
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
@@ -88,7 +89,7 @@ export class DataDirInUseError extends Error {
 }
 
 export class SqliteStorage implements Storage {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly memory: MemoryStorage;
   private readonly groupCommit: boolean;
   private readonly compactEvery: number;
@@ -114,7 +115,7 @@ export class SqliteStorage implements Storage {
     this.groupCommit = opts.groupCommit ?? true;
     this.compactEvery = Math.max(1, opts.compactEvery ?? 1000);
     // A short busy timeout: the only contention is another process holding the directory.
-    const db = new Database(file, { timeout: 100 });
+    const db = openSqlite(file, { timeout: 100 });
     this.db = db;
     try {
       db.pragma("journal_mode = WAL");
@@ -176,7 +177,7 @@ export class SqliteStorage implements Storage {
       this.compactDisk();
     } catch (err) {
       db.close();
-      if (err instanceof Error && (err as { code?: unknown }).code === "SQLITE_BUSY") throw new DataDirInUseError(dataDir);
+      if (isBusyError(err)) throw new DataDirInUseError(dataDir);
       throw err;
     }
   }
