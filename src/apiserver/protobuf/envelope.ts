@@ -20,7 +20,7 @@ export interface UnknownEnvelope {
 }
 
 /** Parses the magic prefix and the runtime.Unknown message. */
-export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvelope {
+export function readEnvelope(body: Uint8Array, unknownFields: string[]): UnknownEnvelope {
   if (!isEnvelope(body)) throw new ProtobufDecodeError("body does not start with the Kubernetes protobuf prefix k8s\\x00");
   const r = new WireReader(body, PROTOBUF_MAGIC.length);
   const env: UnknownEnvelope = { apiVersion: "", kind: "", raw: new Uint8Array(0), contentEncoding: "", contentType: "" };
@@ -37,7 +37,7 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
           if (tag.field === 1 && tag.wire === WIRE_BYTES) env.apiVersion = t.string();
           else if (tag.field === 2 && tag.wire === WIRE_BYTES) env.kind = t.string();
           else {
-            warnings.push(`unknown field ${tag.field} in runtime.TypeMeta`);
+            unknownFields.push(`unknown field ${tag.field} in runtime.TypeMeta`);
             t.skip(tag.wire);
           }
         }
@@ -53,7 +53,7 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
         env.contentType = r.string();
         break;
       default:
-        warnings.push(`unknown field ${field} in runtime.Unknown`);
+        unknownFields.push(`unknown field ${field} in runtime.Unknown`);
         r.skip(wire);
     }
   }
@@ -64,11 +64,11 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
 export function decodeEnvelope(
   registry: SchemaRegistry,
   body: Uint8Array,
-  warnings: string[],
+  unknownFields: string[],
   depth = 0,
 ): KubeObject {
   if (depth > MAX_DEPTH) throw new ProtobufDecodeError(`message nesting deeper than ${MAX_DEPTH}`);
-  const env = readEnvelope(body, warnings);
+  const env = readEnvelope(body, unknownFields);
   if (env.kind === "") throw new ProtobufDecodeError("runtime.Unknown carries no kind");
   if (env.contentEncoding !== "") {
     throw new ProtobufDecodeError(`unsupported protobuf contentEncoding ${JSON.stringify(env.contentEncoding)}`);
@@ -80,8 +80,8 @@ export function decodeEnvelope(
   if (message === undefined) throw new UnsupportedProtobufKindError(env.apiVersion, env.kind);
   const ctx: DecodeContext = {
     registry,
-    warnings,
-    decodeEmbedded: (raw, d) => decodeEnvelope(registry, raw, warnings, d + 1),
+    unknownFields,
+    decodeEmbedded: (raw, d) => decodeEnvelope(registry, raw, unknownFields, d + 1),
   };
   const { value } = decodeMessage(ctx, env.raw, message, depth);
   // TypeMeta is not part of the object's message; it comes from the envelope, first like Go's JSON

@@ -24,12 +24,13 @@ export function protobufSchemas(): SchemaRegistry {
 
 /**
  * Decodes a protobuf request body into the JSON object the client would have sent as JSON, with
- * apiVersion/kind from the envelope. Warnings name skipped unknown fields.
+ * apiVersion/kind from the envelope. Unknown field numbers are skipped silently, as upstream's
+ * decoder does (`warnings` stays empty for them); `unknownFields` names them for logs and tests.
  */
-export function decodeProtobufBody(body: Uint8Array): { object: KubeObject; warnings: string[] } {
-  const warnings: string[] = [];
-  const object = decodeEnvelope(protobufSchemas(), body, warnings);
-  return { object, warnings };
+export function decodeProtobufBody(body: Uint8Array): { object: KubeObject; warnings: string[]; unknownFields: string[] } {
+  const unknownFields: string[] = [];
+  const object = decodeEnvelope(protobufSchemas(), body, unknownFields);
+  return { object, warnings: [], unknownFields };
 }
 
 /** Encodes a JSON object (apiVersion and kind set) as a protobuf body, as client-go would. */
