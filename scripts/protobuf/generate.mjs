@@ -284,7 +284,7 @@ function generate(k8s) {
     const found = {};
     for (const [name, t] of p.goTypes) {
       if (t.kind !== "struct") continue;
-      const embedsTypeMeta = t.fields.some((f) => f.name === undefined && /^(metav1\.)?TypeMeta$/.test(f.type) && (f.tags.json ?? "").startsWith(","));
+      const embedsTypeMeta = t.fields.some((f) => f.name === undefined && /^(\w+\.)?TypeMeta$/.test(f.type) && (f.tags.json ?? "").startsWith(","));
       if (!embedsTypeMeta) continue;
       const key = `${p.id}.${name}`;
       if (tables.has(key)) found[name] = key;

@@ -101,15 +101,26 @@ export function encodeEnvelope(registry: SchemaRegistry, object: KubeObject): Ui
   const kind = typeof object.kind === "string" ? object.kind : "";
   const message = registry.lookupKind(apiVersion, kind);
   if (message === undefined) throw new UnsupportedProtobufKindError(apiVersion, kind);
-  const raw = encodeMessage(registry, object, message);
+  return wrapEnvelope(apiVersion, kind, encodeMessage(registry, object, message));
+}
+
+const utf8 = new TextEncoder();
+
+/** The fixed bytes every envelope ends with: empty contentEncoding (3) and contentType (4). */
+const ENVELOPE_TAIL = new Uint8Array([0x1a, 0x00, 0x22, 0x00]);
+
+/**
+ * `k8s\0` + runtime.Unknown{typeMeta, raw, "", ""} around an already encoded message, byte for byte
+ * as apimachinery's protobuf serializer writes it.
+ */
+export function wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
   const typeMeta = new WireWriter();
-  typeMeta.bytesField(1, new TextEncoder().encode(apiVersion));
-  typeMeta.bytesField(2, new TextEncoder().encode(kind));
+  typeMeta.bytesField(1, utf8.encode(apiVersion));
+  typeMeta.bytesField(2, utf8.encode(kind));
   const w = new WireWriter();
   w.raw(PROTOBUF_MAGIC);
   w.bytesField(1, typeMeta.finish());
   w.bytesField(2, raw);
-  w.bytesField(3, new Uint8Array(0));
-  w.bytesField(4, new Uint8Array(0));
+  w.raw(ENVELOPE_TAIL);
   return w.finish();
 }

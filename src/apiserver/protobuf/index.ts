@@ -6,7 +6,9 @@
  * JSON form; ProtobufDecodeError → 400, UnsupportedProtobufKindError → 415.
  */
 import type { KubeObject } from "../../apimachinery/types.js";
-import { decodeEnvelope, encodeEnvelope } from "./envelope.js";
+import { decodeMessage } from "./decode.js";
+import { encodeMessage } from "./encode.js";
+import { decodeEnvelope, encodeEnvelope, wrapEnvelope } from "./envelope.js";
 import { SchemaRegistry } from "./schema.js";
 import { KINDS, MESSAGES } from "./schemas/index.js";
 
@@ -37,3 +39,27 @@ export function decodeProtobufBody(body: Uint8Array): { object: KubeObject; warn
 export function encodeProtobufBody(object: KubeObject): Uint8Array {
   return encodeEnvelope(protobufSchemas(), object);
 }
+
+/** The message key ("apps/v1.Deployment") serving apiVersion+kind, or undefined (custom resources). */
+export function protobufMessageFor(apiVersion: string, kind: string): string | undefined {
+  return protobufSchemas().lookupKind(apiVersion, kind);
+}
+
+/** Encodes the JSON form of one message (no envelope), e.g. a list item or a WatchEvent. */
+export function encodeProtobufMessage(object: Record<string, unknown>, message: string): Uint8Array {
+  return encodeMessage(protobufSchemas(), object, message);
+}
+
+/** Decodes one message (no envelope) into its JSON form. */
+export function decodeProtobufMessage(raw: Uint8Array, message: string): Record<string, unknown> {
+  const unknownFields: string[] = [];
+  const schemas = protobufSchemas();
+  return decodeMessage(
+    { registry: schemas, unknownFields, decodeEmbedded: (b, d) => decodeEnvelope(schemas, b, unknownFields, d + 1) },
+    raw,
+    message,
+    0,
+  ).value;
+}
+
+export { wrapEnvelope };

@@ -79,6 +79,9 @@ export function parseValueType(text: string, messages: MessageTable): ValueType 
   throw new Error(`unknown protobuf table type ${JSON.stringify(text)}`);
 }
 
+/** meta.k8s.io/v1 kinds that every group version also serves (see lookupKind). */
+const META_EVERYWHERE: ReadonlySet<string> = new Set(["Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"]);
+
 /**
  * Compiled tables with lazy per-message compilation. Invariant: a message key is compiled at most
  * once; the cache only grows.
@@ -119,10 +122,12 @@ export class SchemaRegistry {
   lookupKind(apiVersion: string, kind: string): string | undefined {
     const byKind = Object.hasOwn(this.kinds, apiVersion) ? this.kinds[apiVersion] : undefined;
     if (byKind && Object.hasOwn(byKind, kind)) return byKind[kind];
-    // meta/v1 option kinds (DeleteOptions, CreateOptions, ...) and Status are registered into every
-    // group version by the apiserver, so clients send them under the resource's apiVersion.
+    // metav1.AddToGroupVersion registers the option kinds (DeleteOptions, ListOptions, ...) and
+    // WatchEvent into every group version, and Status and the discovery documents as unversioned
+    // kinds, so they travel under the resource's apiVersion (a Status as "v1").
     const meta = this.kinds["meta.k8s.io/v1"];
-    if (meta && Object.hasOwn(meta, kind) && (kind.endsWith("Options") || kind === "Status")) return meta[kind];
+    if (meta && Object.hasOwn(meta, kind) && (kind.endsWith("Options") || META_EVERYWHERE.has(kind))) return meta[kind];
+    if (kind === "WatchEvent") return "meta/v1.WatchEvent";
     return undefined;
   }
 }

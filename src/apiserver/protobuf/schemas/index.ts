@@ -176,6 +176,14 @@ export const KINDS: KindTable = {
     "ValidatingWebhookConfiguration": "admissionregistration/v1beta1.ValidatingWebhookConfiguration",
     "ValidatingWebhookConfigurationList": "admissionregistration/v1beta1.ValidatingWebhookConfigurationList"
   },
+  "apidiscovery.k8s.io/v2": {
+    "APIGroupDiscovery": "apidiscovery/v2.APIGroupDiscovery",
+    "APIGroupDiscoveryList": "apidiscovery/v2.APIGroupDiscoveryList"
+  },
+  "apidiscovery.k8s.io/v2beta1": {
+    "APIGroupDiscovery": "apidiscovery/v2beta1.APIGroupDiscovery",
+    "APIGroupDiscoveryList": "apidiscovery/v2beta1.APIGroupDiscoveryList"
+  },
   "apiextensions.k8s.io/v1": {
     "ConversionReview": "apiextensions/v1.ConversionReview",
     "CustomResourceDefinition": "apiextensions/v1.CustomResourceDefinition",
