@@ -45,6 +45,14 @@ export function protobufMessageFor(apiVersion: string, kind: string): string | u
   return protobufSchemas().lookupKind(apiVersion, kind);
 }
 
+/** The item message of a List message (its field 2, `items`), or undefined for other messages. */
+export function listItemMessage(message: string): string | undefined {
+  const schemas = protobufSchemas();
+  if (!schemas.has(message)) return undefined;
+  const f = schemas.message(message).byNumber.get(2);
+  return f && f.json === "items" && f.repeated && f.type.kind === "message" ? f.type.message : undefined;
+}
+
 /** Encodes the JSON form of one message (no envelope), e.g. a list item or a WatchEvent. */
 export function encodeProtobufMessage(object: Record<string, unknown>, message: string): Uint8Array {
   return encodeMessage(protobufSchemas(), object, message);
