@@ -22,6 +22,7 @@ import { protobufMessageFor } from "../protobuf/index.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
 import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
+import { isUnservable, unservableError } from "../core/unservable.js";
 import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
@@ -53,6 +54,11 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   if (store.namespaced && info.name !== undefined && info.namespace === undefined) throw notFoundPage();
   const ns = store.namespaced ? info.namespace : undefined;
   const sub = info.subresource;
+  if (info.name !== undefined && isUnservable(store.gr.group, store.gr.resource, sub)) {
+    // exec, attach, portforward, log, proxy: the object must exist; then say why not (core/unservable).
+    await store.get(store.namespaced ? info.namespace : undefined, info.name, "");
+    throw unservableError(store.gr.group, store.gr.resource, sub!, info.name);
+  }
   if (sub !== undefined) {
     const ok =
       (sub === "status" && store.strategy.subresources.status) ||

@@ -103,6 +103,11 @@ describe("request paths", () => {
     ],
     ["/api/v1/watch/namespaces/d/pods", { kind: "resource", info: { group: "", version: "v1", namespace: "d", resource: "pods", watchPath: true } }],
     ["/api/v1/namespaces/d/pods/p/log/extra", { kind: "notFound" }],
+    [
+      "/api/v1/namespaces/d/pods/p/proxy/metrics/x",
+      { kind: "resource", info: { group: "", version: "v1", namespace: "d", resource: "pods", name: "p", subresource: "proxy", watchPath: false } },
+    ],
+    ["/api/v1/nodes/n1/proxy/stats/summary", { kind: "resource", info: { group: "", version: "v1", resource: "nodes", name: "n1", subresource: "proxy", watchPath: false } }],
     ["/metrics", { kind: "notFound" }],
   ])("%s", (path, want) => {
     expect(parsePath(path)).toEqual(want);
