@@ -52,7 +52,10 @@ export interface CompiledField {
 
 export interface CompiledMessage {
   readonly name: string;
+  /** In table order: Go's declaration order, which is the order Go's JSON writes keys in. */
   readonly fields: readonly CompiledField[];
+  /** In field-number order: the order gogo-protobuf writes fields in. */
+  readonly wireOrder: readonly CompiledField[];
   readonly byNumber: ReadonlyMap<number, CompiledField>;
 }
 
@@ -113,7 +116,8 @@ export class SchemaRegistry {
       repeated: flags.includes("r"),
       inline: flags.includes("i"),
     }));
-    const msg: CompiledMessage = { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])) };
+    const wireOrder = [...fields].sort((a, b) => a.number - b.number);
+    const msg: CompiledMessage = { name, fields, wireOrder, byNumber: new Map(fields.map((f) => [f.number, f])) };
     this.compiled.set(name, msg);
     return msg;
   }

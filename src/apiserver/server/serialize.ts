@@ -10,7 +10,7 @@
  *
  * The output is byte-for-byte the UTF-8 of JSON.stringify(body).
  */
-import { encodeProtobufMessage, listItemMessage, protobufMessageFor, wrapEnvelope } from "../protobuf/index.js";
+import { encodeProtobufMessage, listItemMessage, protobufMessageFor } from "../protobuf/index.js";
 
 const encoded = new WeakMap<object, Buffer>();
 
@@ -98,41 +98,35 @@ function writeVarint(buf: Uint8Array, pos: number, n: number): number {
 /** Tag of field 2, wire type 2 (a List's `items`). */
 const ITEMS_TAG = 0x12;
 
-/**
- * The message bytes of a body: a *List whose `items` field is field 2 (every List message) is
- * assembled from the cached bytes of its items; anything else is encoded whole.
- */
-function bodyMessageBytes(body: Record<string, unknown>, message: string): Uint8Array {
-  const items = body.items;
-  const itemMessage = Array.isArray(items) && items.length > 0 ? listItemMessage(message) : undefined;
-  if (itemMessage === undefined || Object.isFrozen(body)) return messageBytes(body, message);
-  const head = encodeProtobufMessage({ ...body, items: undefined }, message);
-  const parts: Uint8Array[] = new Array<Uint8Array>((items as unknown[]).length);
-  let size = head.length;
-  for (let i = 0; i < parts.length; i++) {
-    const item: unknown = (items as unknown[])[i];
-    if (typeof item !== "object" || item === null) throw new TypeError(`items[${i}]: expected an object`);
-    const b = messageBytes(item, itemMessage);
-    parts[i] = b;
-    size += 1 + varintLength(b.length) + b.length;
-  }
-  const out = new Uint8Array(size);
-  out.set(head, 0);
-  let pos = head.length;
-  for (const b of parts) {
-    out[pos++] = ITEMS_TAG;
-    pos = writeVarint(out, pos, b.length);
-    out.set(b, pos);
-    pos += b.length;
-  }
-  return out;
+/** `k8s\0` + runtime.Unknown's typeMeta field + the tag and length of its raw field. */
+function envelopeHead(apiVersion: string, kind: string, rawLength: number): Buffer {
+  const av = Buffer.from(apiVersion);
+  const k = Buffer.from(kind);
+  const tm = 1 + varintLength(av.length) + av.length + 1 + varintLength(k.length) + k.length;
+  const head = Buffer.allocUnsafe(4 + 1 + varintLength(tm) + tm + 1 + varintLength(rawLength));
+  let pos = head.write("k8s\0", 0, "latin1");
+  head[pos++] = 0x0a; // Unknown.typeMeta
+  pos = writeVarint(head, pos, tm);
+  head[pos++] = 0x0a; // TypeMeta.apiVersion
+  pos = writeVarint(head, pos, av.length);
+  pos += av.copy(head, pos);
+  head[pos++] = 0x12; // TypeMeta.kind
+  pos = writeVarint(head, pos, k.length);
+  pos += k.copy(head, pos);
+  head[pos++] = 0x12; // Unknown.raw
+  writeVarint(head, pos, rawLength);
+  return head;
 }
+
+/** Unknown.contentEncoding and contentType, both empty. */
+const ENVELOPE_TAIL = Buffer.from([0x1a, 0x00, 0x22, 0x00]);
 
 /**
  * The protobuf body of a response (object, list, Status, Scale, PartialObjectMetadata), or
  * undefined when its apiVersion/kind has no table or a value does not fit its field's type (a
  * stored object that the schema-driven decoding would have rejected): the caller then answers
- * JSON, which every client that asks for protobuf also lists.
+ * JSON, which every client that asks for protobuf also lists. A *List (its `items` is field 2 in
+ * every List message) is assembled from the cached bytes of its items into one buffer.
  */
 export function protobufBodyBytes(body: unknown): Buffer | undefined {
   if (typeof body !== "object" || body === null) return undefined;
@@ -141,17 +135,43 @@ export function protobufBodyBytes(body: unknown): Buffer | undefined {
   const kind = typeof o.kind === "string" ? o.kind : "";
   const message = protobufMessageFor(apiVersion, kind);
   if (message === undefined) return undefined;
-  let raw: Uint8Array;
   try {
-    raw = bodyMessageBytes(o, message);
+    const items = o.items;
+    const itemMessage = Array.isArray(items) && items.length > 0 && !Object.isFrozen(o) ? listItemMessage(message) : undefined;
+    if (itemMessage === undefined) {
+      const raw = messageBytes(o, message);
+      const head = envelopeHead(apiVersion, kind, raw.length);
+      return Buffer.concat([head, raw, ENVELOPE_TAIL], head.length + raw.length + ENVELOPE_TAIL.length);
+    }
+    const list = items as unknown[];
+    const listHead = encodeProtobufMessage({ ...o, items: undefined }, message);
+    const parts = new Array<Uint8Array>(list.length);
+    let rawLength = listHead.length;
+    for (let i = 0; i < list.length; i++) {
+      const item: unknown = list[i];
+      if (typeof item !== "object" || item === null) return undefined;
+      const b = messageBytes(item, itemMessage);
+      parts[i] = b;
+      rawLength += 1 + varintLength(b.length) + b.length;
+    }
+    const head = envelopeHead(apiVersion, kind, rawLength);
+    const out = Buffer.allocUnsafe(head.length + rawLength + ENVELOPE_TAIL.length);
+    let pos = head.copy(out, 0);
+    out.set(listHead, pos);
+    pos += listHead.length;
+    for (const b of parts) {
+      out[pos++] = ITEMS_TAG;
+      pos = writeVarint(out, pos, b.length);
+      out.set(b, pos);
+      pos += b.length;
+    }
+    ENVELOPE_TAIL.copy(out, pos);
+    return out;
   } catch (err) {
     if (err instanceof TypeError || err instanceof RangeError) return undefined;
     throw err;
   }
-  const env = wrapEnvelope(apiVersion, kind, raw);
-  return Buffer.from(env.buffer, env.byteOffset, env.byteLength);
 }
-
 
 /**
  * One frame of a protobuf watch (`application/vnd.kubernetes.protobuf;stream=watch`), as
