@@ -19,7 +19,7 @@ import type { ResourceStrategy } from "../registry/strategy.js";
 import { decodeObjectBody, readBody, type ProtobufDecoder } from "../server/body.js";
 import type { ResourceRequestInfo } from "../server/requestinfo.js";
 import type { ResourceRegistry } from "../server/resources.js";
-import { writeJSON } from "../server/respond.js";
+import { writeNegotiated } from "../server/respond.js";
 import type { Storage } from "../storage/interface.js";
 import { forbiddenError, requestInfoOf, type Attributes } from "../rbac/attributes.js";
 import { RBACAuthorizer, type Decision } from "../rbac/authorizer.js";
@@ -234,7 +234,7 @@ export class AccessControl {
     const buf = await readBody(req, this.deps.maxBodyBytes);
     const body = decodeObjectBody(buf, req.headers["content-type"], this.deps.decodeProtobuf).object;
     await this.cache.synced();
-    writeJSON(res, 201, await answer(body));
+    writeNegotiated(req.headers.accept, res, 201, await answer(body));
     return true;
   }
 

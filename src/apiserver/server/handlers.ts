@@ -11,16 +11,18 @@ import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } fr
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
 import { decodeObjectBody, readBody } from "./body.js";
-import { contentTypeFor, includeObjectOf, renderList, renderObject } from "./convert.js";
+import { includeObjectOf, renderList, renderObject } from "./convert.js";
 import type { HandlerEnv } from "./env.js";
 import { checkUnknownFields } from "./fieldcheck.js";
-import { negotiateObject, acceptsJSON, notAcceptable } from "./negotiate.js";
+import { negotiateEncoding, negotiateObject, prefersProtobuf, type ObjectRepresentation } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
-import { methodNotAllowed, notFoundPage, setWarnings, writeJSON } from "./respond.js";
+import { methodNotAllowed, notFoundPage, setProtobufErrors, setWarnings, writeObject } from "./respond.js";
+import { protobufMessageFor } from "../protobuf/index.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
 import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
+import { isUnservable, unservableError } from "../core/unservable.js";
 import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
@@ -44,14 +46,6 @@ function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOpti
   return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation, user: requestUser(req) });
 }
 
-/** Only plain JSON answers for writes and subresources; 406 if the client takes none. */
-function requireJSON(req: IncomingMessage): void {
-  if (!acceptsJSON(req.headers.accept)) {
-    // A Table/metadata-only Accept on a write still gets the object as JSON when JSON is listed.
-    throw notAcceptable();
-  }
-}
-
 export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: URL, info: ResourceRequestInfo): Promise<void> {
   const store = env.registry.lookup(info.group, info.version, info.resource);
   if (!store) throw notFoundPage();
@@ -60,6 +54,11 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   if (store.namespaced && info.name !== undefined && info.namespace === undefined) throw notFoundPage();
   const ns = store.namespaced ? info.namespace : undefined;
   const sub = info.subresource;
+  if (info.name !== undefined && isUnservable(store.gr.group, store.gr.resource, sub)) {
+    // exec, attach, portforward, log, proxy: the object must exist; then say why not (core/unservable).
+    await store.get(store.namespaced ? info.namespace : undefined, info.name, "");
+    throw unservableError(store.gr.group, store.gr.resource, sub!, info.name);
+  }
   if (sub !== undefined) {
     const ok =
       (sub === "status" && store.strategy.subresources.status) ||
@@ -72,11 +71,17 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   const q = url.searchParams;
   const method = req.method ?? "GET";
   const name = info.name;
+  // Protobuf answers for kinds compiled into the server (never custom resources, as upstream);
+  // Status errors follow the same choice once the resource is known.
+  const accept = req.headers.accept;
+  const protobuf = protobufMessageFor(store.apiVersion, store.strategy.names.kind) !== undefined;
+  const encoding = () => negotiateEncoding(accept, protobuf);
+  if (protobuf && prefersProtobuf(accept)) setProtobufErrors(res);
 
   if (method === "GET" && name === undefined) {
     const opts = parseListOptions(q);
     const watch = info.watchPath || opts.watch;
-    const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+    const rep = negotiateObject(accept, { table: !!env.toTable, partial: true, protobuf });
     const include = includeObjectOf(q);
     if (watch) {
       requireVerb(store, "watch");
@@ -85,25 +90,26 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     }
     requireVerb(store, "list");
     const list = await store.list(ns, opts);
-    return writeJSON(res, 200, renderList(env, store, list, rep, include), contentTypeFor(rep));
+    return writeObject(res, 200, renderList(env, store, list, rep, include), rep);
   }
 
   if (method === "GET") {
     requireVerb(store, "get");
     if (sub === undefined) {
-      const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+      const rep = negotiateObject(accept, { table: !!env.toTable, partial: true, protobuf });
       const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
-      return writeJSON(res, 200, renderObject(env, store, obj, rep, includeObjectOf(q)), contentTypeFor(rep));
+      return writeObject(res, 200, renderObject(env, store, obj, rep, includeObjectOf(q)), rep);
     }
-    requireJSON(req);
+    // autoscaling/v1 Scale is compiled in, custom resources' scale included.
+    const rep = sub === "scale" ? negotiateEncoding(accept, true) : encoding();
     const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
-    if (sub === "scale") return writeJSON(res, 200, toScale(obj, store.strategy.subresources.scale!));
+    if (sub === "scale") return writeObject(res, 200, toScale(obj, store.strategy.subresources.scale!), rep);
     if (sub === "finalize") throw methodNotAllowed();
-    return writeJSON(res, 200, obj);
+    return writeObject(res, 200, obj, rep);
   }
 
   if (method === "POST") {
-    if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q);
+    if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q, encoding());
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
@@ -112,7 +118,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, 201, created);
+    return writeObject(res, 201, created, encoding());
   }
 
   if (method === "PUT") {
@@ -125,7 +131,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       ctx.warnings.push(...checkUnknownFields(scale, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
       const r = await updateScale(store, ns, name, () => scale, ctx);
       setWarnings(res, ctx.warnings);
-      return writeJSON(res, 200, r);
+      return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
@@ -133,7 +139,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     if (sub === "finalize") opts.prepare = finalizeNamespace;
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, r.created ? 201 : 200, r.object);
+    return writeObject(res, r.created ? 201 : 200, r.object, encoding());
   }
 
   if (method === "PATCH") {
@@ -158,7 +164,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
         ctx,
       );
       setWarnings(res, ctx.warnings);
-      return writeJSON(res, 200, r);
+      return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
     let warned = false;
     const r = await store.update(
@@ -176,7 +182,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       sub === "status" || store.strategy.subresources.updates?.[sub ?? ""] ? { subresource: sub } : {},
     );
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, 200, r.object);
+    return writeObject(res, 200, r.object, encoding());
   }
 
   if (method === "DELETE") {
@@ -190,13 +196,13 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       requireVerb(store, "deletecollection");
       const listOpts = parseListOptions(q);
       const list = await store.deleteCollection(ns, listOpts, options, ctx);
-      return writeJSON(res, 200, list);
+      return writeObject(res, 200, list, encoding());
     }
     requireVerb(store, "delete");
     const r = await store.delete(ns, name, options, ctx);
     const code = !r.deleted && options.orphanDependents === false ? 202 : 200;
-    if (r.deleted && !store.returnsDeletedObject) return writeJSON(res, code, store.deletedStatus(r.object));
-    return writeJSON(res, code, r.object);
+    if (r.deleted && !store.returnsDeletedObject) return writeObject(res, code, store.deletedStatus(r.object), encoding());
+    return writeObject(res, code, r.object, encoding());
   }
 
   void parseBool;
@@ -240,10 +246,11 @@ async function serveBinding(
   req: IncomingMessage,
   res: ServerResponse,
   q: URLSearchParams,
+  rep: ObjectRepresentation,
 ): Promise<void> {
   const ctx = writeContextFor(q, "CreateOptions", req);
   const body = await decodeBody(env, req);
   const node = bindingTarget(body.object, name);
   await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
-  return writeJSON(res, 201, bindingSuccess);
+  return writeObject(res, 201, bindingSuccess, rep);
 }

@@ -56,6 +56,8 @@ export function parsePath(pathname: string): PathInfo {
     namespace = rest[1];
     if (rest.length > 2 && !namespaceSubresources.has(rest[2])) rest = rest.slice(2);
   }
+  // A proxy subresource carries the proxied path after it (…/pods/p/proxy/metrics).
+  if (rest.length > 3 && rest[2] === "proxy") rest = rest.slice(0, 3);
   if (rest.length === 0 || rest.length > 3) return { kind: "notFound" };
   const info: ResourceRequestInfo = { group, version, resource: rest[0], watchPath };
   if (namespace !== undefined) info.namespace = namespace;
