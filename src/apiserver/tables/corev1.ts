@@ -53,7 +53,7 @@ export const podTemplatePrinter = (): Printer => ({
   print: printPodTemplate,
 });
 
-/** "name: used/hard" pairs, requests and limits apart (resource names sorted). */
+/** AGE comes second; then "name: used/hard" pairs, requests and limits apart (resource names sorted; quantities as stored). */
 export function printResourceQuota(obj: KubeObject, ctx: PrintContext): PrintedRow {
   const rq = obj as unknown as ResourceQuota;
   const hard = rq.status?.hard ?? {};
@@ -66,15 +66,15 @@ export function printResourceQuota(obj: KubeObject, ctx: PrintContext): PrintedR
     if (pieces.length > 1 && pieces[0] === "limits") limits.push(entry);
     else requests.push(entry);
   }
-  return { cells: [rq.metadata?.name ?? "", requests.join(", "), limits.join(", "), translateTimestampSince(rq.metadata?.creationTimestamp, ctx.now)] };
+  return { cells: [rq.metadata?.name ?? "", translateTimestampSince(rq.metadata?.creationTimestamp, ctx.now), requests.join(", "), limits.join(", ")] };
 }
 
 export const resourceQuotaPrinter = (): Printer => ({
   columns: [
     nameColumn(),
+    ageColumn(),
     colText("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
     colText("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
-    ageColumn(),
   ],
   print: printResourceQuota,
 });
