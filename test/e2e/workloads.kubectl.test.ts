@@ -275,6 +275,14 @@ spec:
     }
   });
 
+  it("describe works for every kind made above", async () => {
+    for (const target of ["job/pi", "cronjob/cj", "hpa/web", "pdb/db", "statefulset/db", "rc/legacy", "endpointslice/web-abc", "node/worker-1"]) {
+      const r = await k.run(["describe", target]);
+      expect({ target, code: r.code, stderr: r.stderr }).toEqual({ target, code: 0, stderr: "" });
+      expect(r.stdout).toMatch(/^Name:\s+\S+/m);
+    }
+  });
+
   it("cluster-info dump reads the workload kinds", async () => {
     const r = await k.run(["cluster-info", "dump", "--namespaces=default"], undefined, 60_000);
     expect(r.code).toBe(0);
