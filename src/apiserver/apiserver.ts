@@ -30,6 +30,10 @@ import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
 import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
+// ---- workload-side resources (issue 14)
+import { BindingStore } from "./core/binding.js";
+import { ComponentStatusStore } from "./core/componentstatuses.js";
+import { persistentVolumeHooks } from "./core/volumes.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -60,6 +64,9 @@ export interface ApiServerConfig {
    */
   csrSigningCA?: CertificateAndKey;
 }
+
+/** The default service cluster IP range (the IPAllocator's and the `kubernetes` ServiceCIDR's). */
+const defaultServiceCIDR = "10.96.0.0/12";
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
 const returnsDeletedObject = new Set(["/pods", "/services", "/serviceaccounts", "/namespaces"]);
@@ -108,7 +115,8 @@ export class ApiServer {
           log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
         })
       : undefined;
-    for (const strategy of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
+    for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
+      let strategy = given;
       const n = strategy.names;
       const id = `${n.group}/${n.resource}`;
       let hooks: ResourceHooks | undefined;
@@ -116,20 +124,32 @@ export class ApiServer {
       else if (id === "/services") hooks = serviceHooks(this.ips, this.ports);
       else if (id === "/pods") hooks = podHooks();
       else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
+      // ---- workload-side resources (issue 14)
+      else if (id === "/persistentvolumes") hooks = persistentVolumeHooks(this.clock);
       // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
       hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
       if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
+      // serviceaccounts/token is served (by access control) only when there is security.
+      if (id === "/serviceaccounts" && this.access) {
+        strategy = { ...strategy, subresources: { ...strategy.subresources, extra: [...(strategy.subresources.extra ?? []), "token"] } };
+      }
+      // ---- end of workload-side resources
       hooks ??= this.access?.hooksFor(id);
-      this.registry.add(
-        new ResourceStore(strategy, {
-          storage: this.storage,
-          clock: this.clock,
-          hooks,
-          namespaceGuard: n.namespaced ? guard : undefined,
-          returnDeletedObject: returnsDeletedObject.has(id),
-          fieldTracker: this.fieldManager,
-        }),
-      );
+      const deps = {
+        storage: this.storage,
+        clock: this.clock,
+        hooks,
+        namespaceGuard: n.namespaced ? guard : undefined,
+        returnDeletedObject: returnsDeletedObject.has(id),
+        fieldTracker: this.fieldManager,
+      };
+      // Resources without storage of their own (issue 14): component statuses are computed,
+      // bindings assign pods.
+      let store: ResourceStore;
+      if (id === "/componentstatuses") store = new ComponentStatusStore(strategy, deps);
+      else if (id === "/bindings") store = new BindingStore(strategy, deps, () => this.registry.byGroupResource("", "pods"));
+      else store = new ResourceStore(strategy, deps);
+      this.registry.add(store);
     }
     this.clusterAPIs = new ClusterAPIControllers({
       storage: this.storage,
@@ -206,8 +226,9 @@ export class ApiServer {
       {
         namespaces: this.registry.byGroupResource("", "namespaces"),
         services: this.registry.byGroupResource("", "services"),
+        serviceCIDRs: this.registry.byGroupResource("networking.k8s.io", "servicecidrs"),
       },
-      { serviceIP: this.ips.first(), port: addr.port },
+      { serviceIP: this.ips.first(), port: addr.port, serviceCIDR: this.config.serviceCIDR ?? defaultServiceCIDR },
     );
     await this.access?.start();
     await this.controllers.start();

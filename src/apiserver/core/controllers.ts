@@ -143,7 +143,8 @@ export class SystemControllers {
     const name = ns.metadata?.name ?? "";
     let remaining = 0;
     for (const store of this.deps.stores()) {
-      if (!store.namespaced) continue;
+      // Resources that cannot be listed and deleted hold nothing (bindings).
+      if (!store.namespaced || !store.strategy.verbs.includes("delete")) continue;
       const list = await store.list(name, { labelSelector: "", fieldSelector: "", resourceVersion: "", limit: 0, continue: "", watch: false, allowWatchBookmarks: false });
       for (const item of list.items) {
         remaining++;

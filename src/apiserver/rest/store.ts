@@ -6,6 +6,10 @@
  *
  * Invariants: objects read from storage are frozen and never mutated (every write starts from a
  * deep copy); a dry run never writes to storage and never consumes a revision.
+ *
+ * A store whose strategy has a `conversion` serves its version from another version's storage
+ * (rest/conversion.ts): requests are defaulted in the served version and converted to the
+ * storage version before preparation and validation; everything returned is converted back.
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -20,6 +24,7 @@ import type { Storage, StoredObject } from "../storage/interface.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../storage/errors.js";
 import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
+import { VersionView } from "./conversion.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
@@ -51,6 +56,8 @@ export interface UpdateOptions {
    * namespaces/finalize). Returns validation errors.
    */
   prepare?: (obj: KubeObject, old: KubeObject) => FieldError[];
+  /** The subresource managedFields record the write under (pods/resize, pods/ephemeralcontainers). */
+  managedFieldsSubresource?: string;
 }
 
 export interface UpdateResult {
@@ -73,6 +80,8 @@ export class ResourceStore {
   readonly gk: GroupKind;
   readonly apiVersion: string;
   private supportedFields: Set<string> | undefined;
+  /** Present when this store serves a version other than the storage version. */
+  private readonly view: VersionView | undefined;
 
   constructor(
     readonly strategy: ResourceStrategy,
@@ -82,6 +91,26 @@ export class ResourceStore {
     this.gr = { group: n.group, resource: n.resource };
     this.gk = { group: n.group, kind: n.kind };
     this.apiVersion = n.group === "" ? n.version : `${n.group}/${n.version}`;
+    this.view = strategy.conversion ? new VersionView(strategy.conversion) : undefined;
+  }
+
+  /** Whether stored objects are converted on the way out (see `present`). */
+  get converts(): boolean {
+    return this.view !== undefined;
+  }
+
+  /** A stored object as this store serves it (the object itself unless the version differs). */
+  present(obj: KubeObject): KubeObject {
+    return this.view ? this.view.present(obj) : obj;
+  }
+
+  /**
+   * A request object of this store's version, defaulted, in the storage version: the object
+   * itself unless this store converts.
+   */
+  private intake(obj: KubeObject): KubeObject {
+    this.strategy.defaults(obj);
+    return this.strategy.conversion ? this.strategy.conversion.toStorage(obj) : obj;
   }
 
   get namespaced(): boolean {
@@ -112,6 +141,11 @@ export class ResourceStore {
     return formatTime(this.deps.clock.now());
   }
 
+  /** The server's clock (for stores that build on this one). */
+  protected get clock(): Clock {
+    return this.deps.clock;
+  }
+
   // ---- reads -------------------------------------------------------------------------------
 
   private tooLargeResourceVersion(rv: number): StatusError {
@@ -124,7 +158,7 @@ export class ResourceStore {
     if (rv !== undefined && rv > this.deps.storage.currentRevision()) throw this.tooLargeResourceVersion(rv);
     const cur = await this.deps.storage.get(this.key(namespace, name));
     if (!cur) throw StatusError.notFound(this.gr, name);
-    return cur.object;
+    return this.present(cur.object);
   }
 
   /** Field labels accepted in field selectors: what the strategy's fieldSet reports. */
@@ -194,7 +228,7 @@ export class ResourceStore {
       apiVersion: this.apiVersion,
       kind: this.strategy.names.listKind,
       metadata,
-      items: result.items.map((i) => i.object),
+      items: result.items.map((i) => this.present(i.object)),
     };
   }
 
@@ -243,21 +277,23 @@ export class ResourceStore {
    * decoded request body, a copy of its own): it is completed in place instead of copied first.
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
-    const obj = owned ? body : deepCopy(body);
-    this.normalizeTypeMeta(obj);
-    this.normalizeNamespace(obj, namespace);
-    const meta = metaOf(obj);
-    if (meta.resourceVersion) {
+    const request = owned ? body : deepCopy(body);
+    this.normalizeTypeMeta(request);
+    this.normalizeNamespace(request, namespace);
+    if (metaOf(request).resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
-    this.strategy.defaults(obj);
+    const obj = this.intake(request);
+    const meta = metaOf(obj);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    this.strategy.prepareForCreate(obj);
+    // System fields and the generated name exist before the strategy runs (upstream fills them
+    // in before BeforeCreate): Jobs put their uid and name into their selector and labels.
     meta.uid = newUID();
     meta.creationTimestamp = this.now();
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
+    this.strategy.prepareForCreate(obj);
     if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
     if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
     // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
@@ -270,17 +306,19 @@ export class ResourceStore {
     if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     if (ctx.dryRun) {
       undo?.();
-      return obj;
+      return this.present(obj);
     }
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = await this.deps.storage.create(this.key(meta.namespace, meta.name!), obj);
         this.deps.fieldTracker?.written?.(obj, stored.object);
-        return stored.object;
+        return this.present(stored.object);
       } catch (err) {
         if (err instanceof KeyExistsError) {
           if (generated && attempt + 1 < maxGenerateNameAttempts) {
             meta.name = generateName(meta.generateName!);
+            // The strategy saw the first name (Jobs label their template with it): run it again.
+            this.strategy.prepareForCreate(obj);
             continue;
           }
           undo?.();
@@ -310,7 +348,7 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      const obj = deepCopy(produce(cur?.object));
+      let obj = deepCopy(produce(cur ? this.present(cur.object) : undefined));
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
@@ -329,9 +367,10 @@ export class ResourceStore {
           throw err;
         }
       }
+      obj = this.intake(obj);
       try {
         const object = await this.updateExisting(key, cur, obj, ctx, opts);
-        return { object, created: false };
+        return { object: this.present(object), created: false };
       } catch (err) {
         if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
           if (attempt < maxUpdateAttempts) continue;
@@ -355,8 +394,7 @@ export class ResourceStore {
       // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
       meta.resourceVersion = oldMeta.resourceVersion;
     }
-    this.strategy.defaults(obj);
-    // System fields an update cannot change (rest.BeforeUpdate).
+    // (Defaults were applied by `intake`.) System fields an update cannot change (rest.BeforeUpdate).
     const errs: FieldError[] = [];
     if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
     meta.uid = oldMeta.uid;
@@ -404,7 +442,7 @@ export class ResourceStore {
       undo?.();
       throw this.invalid(obj, errs);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
+    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();
@@ -456,8 +494,11 @@ export class ResourceStore {
   /** The finalizers after applying a delete's propagation policy (deletionFinalizersForGarbageCollection). */
   private finalizersFor(options: DeleteOptions, existing: readonly string[]): string[] {
     const unspecified = options.propagationPolicy === undefined && options.orphanDependents === undefined;
+    // Without a policy, existing finalizers decide; without those, the resource's default.
+    const byDefault =
+      unspecified && !existing.includes("orphan") && !existing.includes("foregroundDeletion") && this.strategy.orphanDependentsByDefault !== undefined;
     const orphan =
-      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan"));
+      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan")) || byDefault;
     const foreground =
       options.propagationPolicy === "Foreground" || (unspecified && !orphan && existing.includes("foregroundDeletion"));
     const out = existing.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
@@ -467,6 +508,15 @@ export class ResourceStore {
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
+    const r = await this.deleteStored(namespace, name, options, ctx);
+    const orphaning = this.strategy.orphanDependentsByDefault;
+    if (orphaning && options.propagationPolicy === undefined && options.orphanDependents === undefined && !ctx.warnings.includes(orphaning.warning)) {
+      ctx.warnings.push(orphaning.warning);
+    }
+    return { object: this.present(r.object), deleted: r.deleted };
+  }
+
+  private async deleteStored(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     const hooks = this.deps.hooks;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {

@@ -1,7 +1,8 @@
 /**
  * The REST handlers for one resource request: GET (get, list, watch), POST (create), PUT
  * (update), PATCH, DELETE (delete, deletecollection), on the main resource and the status,
- * scale and finalize subresources.
+ * scale and finalize subresources, and the pod subresources binding, eviction (POST) and
+ * ephemeralcontainers, resize (GET, PUT, PATCH).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -23,10 +24,21 @@ import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
 import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
 import { isUnservable, unservableError } from "../core/unservable.js";
+import { evictPod } from "../core/eviction.js";
+import { prepareEphemeralContainersUpdate, preparePodResize } from "../core/podsubresources.js";
 import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
 const scaleGK = { group: "autoscaling", kind: "Scale" };
+
+/** Subresources that only take a POST (a create of another kind). */
+const createOnlySubresources = new Set(["binding", "eviction", "token"]);
+
+/** Pod subresources that update the pod through their own strategy (GET, PUT, PATCH). */
+const podUpdateSubresources: Record<string, UpdateOptions["prepare"]> = {
+  ephemeralcontainers: prepareEphemeralContainersUpdate,
+  resize: preparePodResize,
+};
 
 function requireVerb(store: ResourceStore, verb: string): void {
   if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
@@ -64,10 +76,13 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       (sub === "status" && store.strategy.subresources.status) ||
       (sub === "scale" && store.strategy.subresources.scale) ||
       (sub === "finalize" && isNamespaceResource) ||
-      (sub === "binding" && store.gr.group === "" && store.gr.resource === "pods") ||
+      (store.strategy.subresources.extra ?? []).includes(sub) ||
       store.strategy.subresources.updates?.[sub] !== undefined;
     if (!ok || info.name === undefined) throw notFoundPage();
+    if (createOnlySubresources.has(sub) && req.method !== "POST") throw methodNotAllowed();
   }
+  const isPods = store.gr.group === "" && store.gr.resource === "pods";
+  const podUpdate = isPods && sub !== undefined ? podUpdateSubresources[sub] : undefined;
   const q = url.searchParams;
   const method = req.method ?? "GET";
   const name = info.name;
@@ -77,6 +92,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   const protobuf = protobufMessageFor(store.apiVersion, store.strategy.names.kind) !== undefined;
   const encoding = () => negotiateEncoding(accept, protobuf);
   if (protobuf && prefersProtobuf(accept)) setProtobufErrors(res);
+  // Deprecated resources answer every request with their warning.
+  if (store.strategy.warning) setWarnings(res, [store.strategy.warning]);
 
   if (method === "GET" && name === undefined) {
     const opts = parseListOptions(q);
@@ -110,6 +127,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
 
   if (method === "POST") {
     if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q, encoding());
+    if (name !== undefined && sub === "eviction" && isPods) return serveEviction(env, store, ns, name, req, res, q, encoding());
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
@@ -137,6 +155,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") opts.prepare = finalizeNamespace;
+    if (podUpdate) Object.assign(opts, { prepare: podUpdate, managedFieldsSubresource: sub });
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
     return writeObject(res, r.created ? 201 : 200, r.object, encoding());
@@ -179,7 +198,11 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
         return patched;
       },
       ctx,
-      sub === "status" || store.strategy.subresources.updates?.[sub ?? ""] ? { subresource: sub } : {},
+      sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]
+        ? { subresource: sub }
+        : podUpdate
+          ? { prepare: podUpdate, managedFieldsSubresource: sub }
+          : {},
     );
     setWarnings(res, ctx.warnings);
     return writeObject(res, 200, r.object, encoding());
@@ -200,6 +223,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     }
     requireVerb(store, "delete");
     const r = await store.delete(ns, name, options, ctx);
+    setWarnings(res, ctx.warnings);
     const code = !r.deleted && options.orphanDependents === false ? 202 : 200;
     if (r.deleted && !store.returnsDeletedObject) return writeObject(res, code, store.deletedStatus(r.object), encoding());
     return writeObject(res, code, r.object, encoding());
@@ -235,6 +259,38 @@ async function updateScale(
     ctx,
   );
   return toScale(r.object, sub);
+}
+
+/** POST pods/<name>/eviction: deletes the pod unless its PodDisruptionBudget forbids it. */
+async function serveEviction(
+  env: HandlerEnv,
+  pods: ResourceStore,
+  ns: string | undefined,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  q: URLSearchParams,
+  rep: ObjectRepresentation,
+): Promise<void> {
+  const ctx = writeContextFor(q, "CreateOptions", req);
+  const body = await decodeBody(env, req);
+  const apiVersion = body.object.apiVersion;
+  if (body.object.kind !== undefined && body.object.kind !== "Eviction") {
+    throw StatusError.badRequest(`${body.object.kind} in version "v1" cannot be handled as a Eviction: the kind of the object does not match the endpoint`);
+  }
+  if (apiVersion !== undefined && apiVersion !== "policy/v1" && apiVersion !== "policy/v1beta1") {
+    throw StatusError.badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (policy/v1)`);
+  }
+  ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, "policy", "Eviction", ctx.fieldValidation));
+  const status = await evictPod(
+    { pods, podDisruptionBudgets: env.registry.lookup("policy", "v1", "poddisruptionbudgets"), clock: env.clock },
+    ns ?? "",
+    name,
+    body.object,
+    ctx,
+  );
+  setWarnings(res, ctx.warnings);
+  return writeObject(res, status.code ?? 201, status, rep);
 }
 
 /** POST pods/<name>/binding: assigns the pod to a node (the scheduler's verb). */
