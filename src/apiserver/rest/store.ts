@@ -22,6 +22,7 @@ import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
+import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
 
@@ -199,6 +200,11 @@ export class ResourceStore {
 
   // ---- create ------------------------------------------------------------------------------
 
+  /** TypeMeta and ObjectMeta of the right JSON types (nulls normalised away); 400 otherwise. */
+  private requireMetaTypes(obj: KubeObject): void {
+    requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
+  }
+
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
     const n = this.strategy.names;
@@ -243,6 +249,7 @@ export class ResourceStore {
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
     const obj = owned ? body : deepCopy(body);
+    this.requireMetaTypes(obj);
     this.normalizeTypeMeta(obj);
     this.normalizeNamespace(obj, namespace);
     const meta = metaOf(obj);
@@ -310,6 +317,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
       const obj = deepCopy(produce(cur?.object));
+      this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
