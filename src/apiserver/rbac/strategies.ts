@@ -7,7 +7,7 @@
 import type { AggregationRule, PolicyRule, RoleRef, Subject } from "kubernetes-types/rbac/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { nameIsDNSSubdomain, type ValidateNameFunc } from "../../apimachinery/validation.js";
+import { nameIsDNSSubdomain, nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defineStrategy } from "../registry/define.js";
 import { validateLabelSelector } from "../registry/meta.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
@@ -16,14 +16,7 @@ import { semanticDeepEqual } from "../registry/equality.js";
 export const rbacGroup = "rbac.authorization.k8s.io";
 
 /** path.ValidatePathSegmentName: RBAC object names may be anything usable as a URL path segment. */
-export const nameIsPathSegment: ValidateNameFunc = (name, prefix) => {
-  const errs: string[] = [];
-  if (!prefix) {
-    for (const bad of [".", ".."]) if (name === bad) return [`may not be '${bad}'`];
-  }
-  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
-  return errs;
-};
+export { nameIsPathSegment };
 
 interface RuleHolder {
   rules?: PolicyRule[];

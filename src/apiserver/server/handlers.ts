@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
+import { nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defaultWriteContext, type WriteContext } from "../rest/context.js";
+import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } from "../rest/options.js";
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
@@ -17,6 +19,7 @@ import { checkUnknownFields } from "./fieldcheck.js";
 import { negotiateObject, acceptsJSON, notAcceptable } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
+import type { RequestURL } from "./target.js";
 import { methodNotAllowed, notFoundPage, setWarnings, writeJSON } from "./respond.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
@@ -28,6 +31,12 @@ const scaleGK = { group: "autoscaling", kind: "Scale" };
 
 function requireVerb(store: ResourceStore, verb: string): void {
   if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
+}
+
+/** Upstream's storage key functions: a name in a path must be a valid path segment (400). */
+function requireValidPathName(name: string): void {
+  const msgs = nameIsPathSegment(name, false);
+  if (msgs.length) throw StatusError.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${msgs.join(";")}`);
 }
 
 function userAgent(req: IncomingMessage): string {
@@ -52,7 +61,7 @@ function requireJSON(req: IncomingMessage): void {
   }
 }
 
-export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: URL, info: ResourceRequestInfo): Promise<void> {
+export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: RequestURL, info: ResourceRequestInfo): Promise<void> {
   const store = env.registry.lookup(info.group, info.version, info.resource);
   if (!store) throw notFoundPage();
   const isNamespaceResource = store.gr.group === "" && store.gr.resource === "namespaces";
@@ -71,6 +80,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   const q = url.searchParams;
   const method = req.method ?? "GET";
   const name = info.name;
+  if (name !== undefined) requireValidPathName(name);
 
   if (method === "GET" && name === undefined) {
     const opts = parseListOptions(q);
@@ -107,6 +117,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
     const body = await decodeBody(env, req);
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
@@ -126,6 +137,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       setWarnings(res, ctx.warnings);
       return writeJSON(res, 200, r);
     }
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
     if (sub === "status") opts.subresource = "status";
