@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { realClock, type Clock } from "../apimachinery/clock.js";
 import type { ResourceStrategy } from "./registry/strategy.js";
 import type { ResourceHooks } from "./rest/context.js";
@@ -25,6 +25,8 @@ import type { HandlerEnv, TableConverter } from "./server/env.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
+import { InFlightLimiter } from "./server/inflight.js";
+import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOptions, type ServingOptions } from "./server/serving.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 
@@ -39,8 +41,12 @@ export interface ApiServerConfig {
   decodeProtobuf?: ProtobufDecoder;
   toTable?: TableConverter;
   openapi?: OpenAPISource;
-  /** Concurrent non-watch requests before 429 (default 400). */
+  /** Read-only requests served at once before 429 (default 400; watches do not count). */
   maxInFlight?: number;
+  /** Mutating requests served at once before 429 (default 200). */
+  maxMutatingInFlight?: number;
+  /** Timeouts and header limits of the listening server (server/serving.ts; upstream's defaults). */
+  serving?: Partial<ServingOptions>;
   maxBodyBytes?: number;
   watch?: Omit<WatchSettings, "clock">;
   /** Service cluster IP range (default 10.96.0.0/12). */
@@ -67,9 +73,14 @@ export class ApiServer {
   readonly access: AccessControl | undefined;
   /** CustomResourceDefinitions: names, conditions, cleanup and the serving of custom resources (crd/). */
   readonly customResources: CustomResourceController;
+  /** Seats of requests being served (the max-in-flight limit), for metrics. */
+  readonly inFlight: InFlightLimiter;
+  private readonly serving: ServingOptions;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
+  /** Every open TCP connection (HTTP or still in the TLS handshake), closed by stop(). */
+  private readonly sockets = new Set<Socket>();
   private address = "127.0.0.1:0";
   private readonly handler: ReturnType<typeof createRequestHandler>;
 
@@ -135,11 +146,14 @@ export class ApiServer {
       maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
       watch: { clock: this.clock, ...config.watch },
     };
+    this.serving = { ...defaultServingOptions, ...config.serving };
+    this.inFlight = new InFlightLimiter({ readOnly: config.maxInFlight, mutating: config.maxMutatingInFlight });
     const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: this.registry.generation, served: this.registry.served() })) : undefined;
     this.handler = createRequestHandler({
       env,
       openapi,
-      maxInFlight: config.maxInFlight,
+      inFlight: this.inFlight,
+      requestTimeoutMs: this.serving.requestTimeoutMs,
       logger: config.logger,
       serverAddress: () => this.address,
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
@@ -155,12 +169,18 @@ export class ApiServer {
   /** Listens, creates the initial objects and starts the system controllers; resolves to the URL. */
   async start(port = 0, host = "127.0.0.1"): Promise<string> {
     const tls = this.access?.tls;
+    const { handshakeTimeout, ...httpOptions } = nodeServerOptions(this.serving);
     const server: Server = tls
       ? (createHttpsServer(
-          { keepAliveTimeout: 65_000, requestTimeout: 0, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCAPem, requestCert: true, rejectUnauthorized: false },
+          { ...httpOptions, handshakeTimeout, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCAPem, requestCert: true, rejectUnauthorized: false },
           this.handler,
         ) as unknown as Server)
-      : createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, this.handler);
+      : createServer(httpOptions, this.handler);
+    answerProtocolErrorsWithStatus(server);
+    server.on("connection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
     this.http = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -196,6 +216,7 @@ export class ApiServer {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
+      for (const socket of this.sockets) socket.destroy();
     });
     this.http = undefined;
   }
