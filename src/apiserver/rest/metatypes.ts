@@ -34,20 +34,21 @@ function jsonTypeOf(v: unknown): string {
   }
 }
 
-function mismatch(struct: string, path: string, value: unknown, goType: string): FieldTypeError {
+/** encoding/json's UnmarshalTypeError for `value` decoded into field `path` of Go struct `struct`. */
+export function mismatch(struct: string, path: string, value: unknown, goType: string): FieldTypeError {
   const what = typeof value === "number" && goType === "int64" ? `number ${value}` : jsonTypeOf(value);
   return new FieldTypeError(`json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`);
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-type Scalar = "string" | "int64" | "bool" | "time";
+export type GoScalar = "string" | "int64" | "bool" | "time";
 
 // RFC 3339 as Go's time.Parse(time.RFC3339, s) accepts it (fractional seconds allowed).
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Checks a scalar field; returns the normalised value (undefined: drop the field). */
-function scalar(struct: string, path: string, v: unknown, t: Scalar, goType: string): unknown {
+function scalar(struct: string, path: string, v: unknown, t: GoScalar, goType: string): unknown {
   if (v === null || v === undefined) return undefined;
   switch (t) {
     case "string":
@@ -67,10 +68,11 @@ function scalar(struct: string, path: string, v: unknown, t: Scalar, goType: str
   }
 }
 
-type Fields = Record<string, [Scalar, string]>;
+/** Scalar fields of a Go struct: name → [kind, Go type name]. */
+export type GoFields = Record<string, [GoScalar, string]>;
 
 /** Checks the scalar fields of a struct in place (nulls removed). */
-function structFields(struct: string, base: string, obj: Record<string, unknown>, fields: Fields): void {
+export function checkScalarFields(struct: string, base: string, obj: Record<string, unknown>, fields: GoFields): void {
   for (const [name, [t, goType]] of Object.entries(fields)) {
     if (!Object.prototype.hasOwnProperty.call(obj, name)) continue;
     const v = scalar(struct, `${base}.${name}`, obj[name], t, goType);
@@ -79,43 +81,67 @@ function structFields(struct: string, base: string, obj: Record<string, unknown>
   }
 }
 
-function stringMap(meta: Record<string, unknown>, name: string): void {
-  const v = meta[name];
+/** `owner[key]` as a map[string]string (null → absent, null values → ""). */
+export function checkStringMap(struct: string, path: string, owner: Record<string, unknown>, key: string): void {
+  const v = owner[key];
   if (v === undefined) return;
   if (v === null) {
-    delete meta[name];
+    delete owner[key];
     return;
   }
-  if (!isPlainObject(v)) throw mismatch("ObjectMeta", `metadata.${name}`, v, "map[string]string");
+  if (!isPlainObject(v)) throw mismatch(struct, path, v, "map[string]string");
   for (const [k, x] of Object.entries(v)) {
     if (x === null) v[k] = "";
-    else if (typeof x !== "string") throw mismatch("ObjectMeta", `metadata.${name}`, x, "string");
+    else if (typeof x !== "string") throw mismatch(struct, path, x, "string");
   }
 }
 
-/** A list field: null → absent; each element checked by `item` (which may replace it). */
-function list(meta: Record<string, unknown>, name: string, goType: string, item: (x: unknown, i: number) => unknown): void {
-  const v = meta[name];
+/** `owner[key]` as a list (null → absent), each element checked by `item` (which may replace it). */
+export function checkList(struct: string, path: string, owner: Record<string, unknown>, key: string, goType: string, item: (x: unknown) => unknown): void {
+  const v = owner[key];
   if (v === undefined) return;
   if (v === null) {
-    delete meta[name];
+    delete owner[key];
     return;
   }
-  if (!Array.isArray(v)) throw mismatch("ObjectMeta", `metadata.${name}`, v, goType);
-  for (let i = 0; i < v.length; i++) v[i] = item(v[i], i);
+  if (!Array.isArray(v)) throw mismatch(struct, path, v, goType);
+  for (let i = 0; i < v.length; i++) v[i] = item(v[i]);
 }
 
-function structItem(struct: string, path: string, goType: string, fields: Fields, extra?: (o: Record<string, unknown>) => void) {
+/** `owner[key]` as a []string (null elements → ""). */
+export function checkStringList(struct: string, path: string, owner: Record<string, unknown>, key: string): void {
+  checkList(struct, path, owner, key, "[]string", (x) => {
+    if (x === null) return "";
+    if (typeof x !== "string") throw mismatch(struct, path, x, "string");
+    return x;
+  });
+}
+
+/**
+ * A checker of one struct value (a list element or a field): null → {} (Go's zero struct), a
+ * non-object is refused, an object is handed to `fields` to check its own fields in place.
+ */
+export function structValue(parent: string, path: string, goType: string, fields: (o: Record<string, unknown>) => void): (x: unknown) => unknown {
   return (x: unknown): unknown => {
     if (x === null) return {};
-    if (!isPlainObject(x)) throw mismatch("ObjectMeta", path, x, goType);
-    structFields(struct, path, x, fields);
-    extra?.(x);
+    if (!isPlainObject(x)) throw mismatch(parent, path, x, goType);
+    fields(x);
     return x;
   };
 }
 
-const objectMetaScalars: Fields = {
+/** `owner[key]` as a struct (null → absent). */
+export function checkStruct(parent: string, path: string, owner: Record<string, unknown>, key: string, goType: string, fields: (o: Record<string, unknown>) => void): void {
+  const v = owner[key];
+  if (v === undefined) return;
+  if (v === null) {
+    delete owner[key];
+    return;
+  }
+  structValue(parent, path, goType, fields)(v);
+}
+
+const objectMetaScalars: GoFields = {
   name: ["string", "string"],
   generateName: ["string", "string"],
   namespace: ["string", "string"],
@@ -128,7 +154,7 @@ const objectMetaScalars: Fields = {
   deletionGracePeriodSeconds: ["int64", "int64"],
 };
 
-const ownerReferenceFields: Fields = {
+const ownerReferenceFields: GoFields = {
   apiVersion: ["string", "string"],
   kind: ["string", "string"],
   name: ["string", "string"],
@@ -137,7 +163,7 @@ const ownerReferenceFields: Fields = {
   blockOwnerDeletion: ["bool", "bool"],
 };
 
-const managedFieldsFields: Fields = {
+const managedFieldsFields: GoFields = {
   manager: ["string", "string"],
   operation: ["string", "v1.ManagedFieldsOperationType"],
   apiVersion: ["string", "string"],
@@ -157,31 +183,46 @@ export function checkObjectMetaTypes(obj: Record<string, unknown>, kind: string)
     if (v === null) delete obj[f];
     else if (v !== undefined && typeof v !== "string") throw mismatch("", f, v, "string");
   }
-  const m = obj.metadata;
-  if (m === undefined) return;
-  if (m === null) {
-    delete obj.metadata;
-    return;
-  }
-  if (!isPlainObject(m)) throw mismatch(kind, "metadata", m, "v1.ObjectMeta");
-  structFields("ObjectMeta", "metadata", m, objectMetaScalars);
-  stringMap(m, "labels");
-  stringMap(m, "annotations");
-  list(m, "finalizers", "[]string", (x) => {
-    if (x === null) return "";
-    if (typeof x !== "string") throw mismatch("ObjectMeta", "metadata.finalizers", x, "string");
-    return x;
+  checkStruct(kind, "metadata", obj, "metadata", "v1.ObjectMeta", (m) => {
+    checkScalarFields("ObjectMeta", "metadata", m, objectMetaScalars);
+    checkStringMap("ObjectMeta", "metadata.labels", m, "labels");
+    checkStringMap("ObjectMeta", "metadata.annotations", m, "annotations");
+    checkStringList("ObjectMeta", "metadata.finalizers", m, "finalizers");
+    const refs = "metadata.ownerReferences";
+    checkList("ObjectMeta", refs, m, "ownerReferences", "[]v1.OwnerReference", structValue("ObjectMeta", refs, "v1.OwnerReference", (o) => checkScalarFields("OwnerReference", refs, o, ownerReferenceFields)));
+    const mf = "metadata.managedFields";
+    checkList(
+      "ObjectMeta",
+      mf,
+      m,
+      "managedFields",
+      "[]v1.ManagedFieldsEntry",
+      structValue("ObjectMeta", mf, "v1.ManagedFieldsEntry", (e) => {
+        checkScalarFields("ManagedFieldsEntry", mf, e, managedFieldsFields);
+        // FieldsV1 takes any JSON upstream; only an object describes fields.
+        if (e.fieldsV1 === null) delete e.fieldsV1;
+      }),
+    );
   });
-  list(m, "ownerReferences", "[]v1.OwnerReference", structItem("OwnerReference", "metadata.ownerReferences", "v1.OwnerReference", ownerReferenceFields));
-  list(
-    m,
-    "managedFields",
-    "[]v1.ManagedFieldsEntry",
-    structItem("ManagedFieldsEntry", "metadata.managedFields", "v1.ManagedFieldsEntry", managedFieldsFields, (e) => {
-      // FieldsV1 takes any JSON upstream; only an object describes fields.
-      if (e.fieldsV1 === null) delete e.fieldsV1;
-    }),
-  );
+}
+
+/** A meta/v1 LabelSelector value (a list element or a field), checked in place. */
+export function labelSelectorValue(parent: string, path: string): (x: unknown) => unknown {
+  return structValue(parent, path, "v1.LabelSelector", (sel) => {
+    checkStringMap("LabelSelector", `${path}.matchLabels`, sel, "matchLabels");
+    const exprs = `${path}.matchExpressions`;
+    checkList(
+      "LabelSelector",
+      exprs,
+      sel,
+      "matchExpressions",
+      "[]v1.LabelSelectorRequirement",
+      structValue("LabelSelector", exprs, "v1.LabelSelectorRequirement", (r) => {
+        checkScalarFields("LabelSelectorRequirement", exprs, r, { key: ["string", "string"], operator: ["string", "v1.LabelSelectorOperator"] });
+        checkStringList("LabelSelectorRequirement", `${exprs}.values`, r, "values");
+      }),
+    );
+  });
 }
 
 /** The 400 kube-apiserver answers when a body cannot be decoded into the kind's struct. */
