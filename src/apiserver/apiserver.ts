@@ -126,6 +126,7 @@ export class ApiServer {
           namespaceGuard: n.namespaced ? guard : undefined,
           returnDeletedObject: returnsDeletedObject.has(id),
           fieldTracker: this.fieldManager,
+          log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, msg),
         }),
       );
     }

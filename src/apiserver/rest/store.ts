@@ -40,6 +40,8 @@ export interface ResourceStoreDeps {
   returnDeletedObject?: boolean;
   /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
   fieldTracker?: FieldTracker;
+  /** Where unexpected but answered failures are reported (the server's logger). */
+  log?: (msg: string, err: unknown) => void;
 }
 
 export interface UpdateOptions {
@@ -205,6 +207,20 @@ export class ResourceStore {
     requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
   }
 
+  /**
+   * What a failure of the strategy's or hooks' code on a client's object means. A TypeError
+   * there comes from a field of the wrong JSON type reaching code that expects the kind's Go
+   * shape — upstream's decoder refuses such a body with a 400 before any code sees it (the
+   * kind's schema check will, here too): it is answered as that 400, and logged, rather than as
+   * a 500. Everything else passes through.
+   */
+  private shapeError(err: unknown): unknown {
+    if (!(err instanceof TypeError)) return err;
+    const n = this.strategy.names;
+    this.deps.log?.(`${n.kind} body of the wrong shape reached the strategy`, err);
+    return StatusError.badRequest(`${n.kind} in version ${JSON.stringify(n.version)} cannot be handled as a ${n.kind}: ${err.message}`);
+  }
+
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
     const n = this.strategy.names;
@@ -256,24 +272,28 @@ export class ResourceStore {
     if (meta.resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
-    this.strategy.defaults(obj);
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    this.strategy.prepareForCreate(obj);
-    meta.uid = newUID();
-    meta.creationTimestamp = this.now();
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generateName(meta.generateName!);
-    if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
-    if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
-    // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
-    const undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
-    const errs = this.strategy.validate(obj);
-    if (errs.length) {
+    let undo: Undo | undefined;
+    let generated = false;
+    try {
+      this.strategy.defaults(obj);
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      this.strategy.prepareForCreate(obj);
+      meta.uid = newUID();
+      meta.creationTimestamp = this.now();
+      generated = !meta.name && !!meta.generateName;
+      if (generated) meta.name = generateName(meta.generateName!);
+      if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
+      if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
+      // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
+      undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
+      const errs = this.strategy.validate(obj);
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     if (ctx.dryRun) {
       undo?.();
       return obj;
@@ -316,7 +336,13 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      const obj = deepCopy(produce(cur?.object));
+      let produced: KubeObject;
+      try {
+        produced = produce(cur?.object);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
+      const obj = deepCopy(produced);
       this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
@@ -362,50 +388,52 @@ export class ResourceStore {
       // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
       meta.resourceVersion = oldMeta.resourceVersion;
     }
-    this.strategy.defaults(obj);
-    // System fields an update cannot change (rest.BeforeUpdate).
-    const errs: FieldError[] = [];
-    if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
-    meta.uid = oldMeta.uid;
-    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
-    else delete meta.generation;
-    meta.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete meta.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
-      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    }
     let undo: Undo | undefined;
-    if (opts.prepare) {
-      errs.push(...opts.prepare(obj, old));
-    } else if (opts.subresource === "status") {
-      this.strategy.prepareForStatusUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateStatusUpdate(obj, old));
-    } else {
-      this.strategy.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateUpdate(obj, old));
-    }
-    if (oldMeta.deletionTimestamp) {
-      const before = new Set(oldMeta.finalizers ?? []);
-      const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length) {
-        errs.push(
-          new FieldError(
-            "FieldValueForbidden",
-            "metadata.finalizers",
-            omitValue,
-            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
-          ),
-        );
+    try {
+      this.strategy.defaults(obj);
+      // System fields an update cannot change (rest.BeforeUpdate).
+      const errs: FieldError[] = [];
+      if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
+      meta.uid = oldMeta.uid;
+      if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+      else delete meta.generation;
+      meta.creationTimestamp = oldMeta.creationTimestamp;
+      if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       }
-    }
-    if (errs.length) {
+      if (opts.prepare) {
+        errs.push(...opts.prepare(obj, old));
+      } else if (opts.subresource === "status") {
+        this.strategy.prepareForStatusUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+        errs.push(...this.strategy.validateStatusUpdate(obj, old));
+      } else {
+        this.strategy.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+        errs.push(...this.strategy.validateUpdate(obj, old));
+      }
+      if (oldMeta.deletionTimestamp) {
+        const before = new Set(oldMeta.finalizers ?? []);
+        const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+        if (added.length) {
+          errs.push(
+            new FieldError(
+              "FieldValueForbidden",
+              "metadata.finalizers",
+              omitValue,
+              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
+            ),
+          );
+        }
+      }
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();
