@@ -29,6 +29,7 @@ import { InFlightLimiter } from "./server/inflight.js";
 import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOptions, type ServingOptions } from "./server/serving.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
+import { preparePrivateDir } from "./privatefiles.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -73,6 +74,8 @@ export class ApiServer {
   readonly access: AccessControl | undefined;
   /** CustomResourceDefinitions: names, conditions, cleanup and the serving of custom resources (crd/). */
   readonly customResources: CustomResourceController;
+  /** What an operator should hear about at start (a data directory others can read, an accepted data loss); also logged. */
+  readonly startupWarnings: string[] = [];
   /** Seats of requests being served (the max-in-flight limit), for metrics. */
   readonly inFlight: InFlightLimiter;
   private readonly serving: ServingOptions;
@@ -87,9 +90,16 @@ export class ApiServer {
   constructor(private readonly config: ApiServerConfig) {
     this.clock = config.clock ?? realClock;
     this.fieldManager = new FieldManager({ clock: this.clock });
-    this.storage = config.dataDir
-      ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
-      : new MemoryStorage(config.storage);
+    if (config.dataDir) {
+      const warning = preparePrivateDir(config.dataDir);
+      if (warning) this.startupWarnings.push(warning);
+      const sqlite = SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence });
+      this.startupWarnings.push(...sqlite.startupWarnings);
+      this.storage = sqlite;
+    } else {
+      this.storage = new MemoryStorage(config.storage);
+    }
+    for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
     const guard = namespaceGuard(this.storage);
     this.customResources = new CustomResourceController({

@@ -2,8 +2,9 @@
 /**
  * The `kubeloop` command.
  *
- *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
- *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo]
+ *   kubeloop apiserver [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
+ *                      [--accept-data-loss]
+ *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [--accept-data-loss]
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect]
  *                      [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--log-level L]
  *
@@ -39,6 +40,7 @@ interface ServeOptions {
   demo?: boolean;
   insecureHttp?: boolean;
   tokenAuthFile?: string;
+  acceptDataLoss?: boolean;
 }
 
 async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
@@ -53,10 +55,12 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
       dataDir: opts.dataDir,
       insecureHttp: opts.insecureHttp,
       auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
+      server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
     });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
+  for (const w of running.server.startupWarnings) io.err(`warning: ${w}`);
   io.out(`kubeloop API server listening on ${running.url}`);
   io.out(`kubeconfig: ${running.kubeconfigPath}`);
   io.out(`try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces`);
@@ -74,7 +78,7 @@ async function up(io: CliIO, opts: ServeOptions & { nodes?: number; heartbeatInt
     },
   };
   try {
-    await runUp({ out: io.out, stopSignal: io.stopSignal, view }, { ...opts, heartbeatIntervalMs: opts.heartbeatInterval });
+    await runUp({ out: io.out, err: io.err, stopSignal: io.stopSignal, view }, { ...opts, heartbeatIntervalMs: opts.heartbeatInterval });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
@@ -133,7 +137,8 @@ export function buildProgram(io: CliIO): Command {
       .option("--kubeconfig-out <file>", "where to write the kubeconfig (default: a temporary file)")
       .option("--data-dir <dir>", "persist state (SQLite) in this directory; default: in memory")
       .option("--insecure-http", "serve plain http (default https); requests without credentials act as kubeloop-admin, since client-go sends none over http")
-      .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"');
+      .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"')
+      .option("--accept-data-loss", "with --data-dir: start even if the database lost committed writes (see docs/operations.md)");
 
   common(program.command("apiserver").description("run the embedded API server alone"))
     .exitOverride()

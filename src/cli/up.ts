@@ -25,10 +25,13 @@ export interface UpOptions {
   tokenAuthFile?: string;
   nodes?: number;
   heartbeatIntervalMs?: number;
+  acceptDataLoss?: boolean;
 }
 
 export interface UpIO {
   out(line: string): void;
+  /** Warnings (stderr); absent: none are printed. */
+  err?(line: string): void;
   stopSignal(): Promise<string>;
   /** Where the live view draws (stdout). */
   view: ViewSink;
@@ -111,8 +114,10 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     insecureHttp: opts.insecureHttp,
     auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
     kubelet: { nodes: opts.nodes, heartbeatIntervalMs: opts.heartbeatIntervalMs },
+    server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
   });
   try {
+    for (const w of cp.api.server.startupWarnings) io.err?.(`warning: ${w}`);
     await cp.ready;
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
     io.out(`  API server   ${cp.api.url}`);
