@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinServerConfig } from "../../src/apiserver/index.js";
+import { encodeProtobufBody } from "../../src/apiserver/protobuf/index.js";
 import { maxNestingDepth } from "../../src/apiserver/server/decodelimits.js";
 import { TestServer } from "./harness.js";
 import { RawConnection, rawRequest } from "./raw.js";
@@ -116,6 +117,30 @@ describe("hardening: no input crashes the server, every error is a Status", () =
     expect(keep.body.metadata.finalizers).toBeUndefined();
     expect(keep.body.metadata.ownerReferences).toBeUndefined();
     expect((await admin.get(`${CM}/f`)).status).toBe(404);
+  });
+
+  it("bounds protobuf bodies: recursive messages past the decoder's depth are a 400", async () => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 300; i++) schema = { type: "object", properties: { a: schema } };
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "deeps.example.com" },
+      spec: {
+        group: "example.com",
+        scope: "Namespaced",
+        names: { plural: "deeps", singular: "deep", kind: "Deep" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      },
+    };
+    const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const pb = await admin.post(path, Buffer.from(encodeProtobufBody(crd)), { "Content-Type": "application/vnd.kubernetes.protobuf" });
+    expect(pb.status).toBe(400);
+    expectStatus(pb.body, 400, "BadRequest");
+    expect(pb.body.message).toMatch(/^protobuf decoding error: message nesting deeper than \d+$/);
+    const json = await admin.post(path, crd);
+    expect(json.status).toBe(400);
+    expect(json.body.message).toContain("exceeded max depth");
   });
 
   it("defect 6: a watch with an invalid resourceVersion is answered with an error before any stream", async () => {
