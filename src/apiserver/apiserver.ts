@@ -203,7 +203,14 @@ export class ApiServer {
     const addr = server.address() as AddressInfo;
     const urlHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.address = `${urlHost}:${addr.port}`;
-    for (const svc of (await this.storage.list("/registry/core/services/")).items) recordExistingService(svc.object, this.ips, this.ports);
+    for (const svc of (await this.storage.list("/registry/core/services/")).items) {
+      try {
+        recordExistingService(svc.object, this.ips, this.ports);
+      } catch (err) {
+        // Whatever is stored, the server starts: a Service it cannot read keeps no IP or port.
+        this.config.logger?.warn({ err: err instanceof Error ? err.message : String(err), key: svc.key }, "cannot record the addresses of a stored Service");
+      }
+    }
     await bootstrapCluster(
       {
         namespaces: this.registry.byGroupResource("", "namespaces"),

@@ -72,7 +72,7 @@ describe("ClusterRole aggregation with empty or malformed selectors", () => {
     }
   });
 
-  it("starts and serves on a data directory that holds malformed aggregated ClusterRoles, logging them", async () => {
+  it("starts and serves on a data directory that holds malformed aggregated ClusterRoles (and other malformed objects), logging them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kubeloop-agg-"));
     dirs.push(dir);
     // What an older server (or another tool) may have left in the data directory.
@@ -87,6 +87,20 @@ describe("ClusterRole aggregation with empty or malformed selectors", () => {
     for (const o of bad) await storage.create(`/registry/rbac.authorization.k8s.io/clusterroles/${o.metadata.name}`, { ...o, metadata: { ...o.metadata, uid: o.metadata.name } });
     await storage.close();
 
+    // Other loops read stored objects too: the Service address allocator, namespace lifecycle.
+    await (async () => {
+      const st = SqliteStorage.open(dir);
+      await st.create("/registry/core/services/default/odd", { apiVersion: "v1", kind: "Service", metadata: { name: "odd", namespace: "default", uid: "s" }, spec: { clusterIP: 5, ports: { a: 1 } } } as never);
+      await st.create("/registry/core/namespaces/dying", {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: "dying", uid: "n", deletionTimestamp: "2024-01-01T00:00:00Z" },
+        spec: { finalizers: "kubernetes" },
+        status: "Terminating",
+      } as never);
+      await st.close();
+    })();
+
     for (let round = 0; round < 2; round++) {
       const logger = new Warnings();
       const server = new ApiServer(builtinServerConfig({ dataDir: dir, security: {}, logger }));
@@ -96,6 +110,8 @@ describe("ClusterRole aggregation with empty or malformed selectors", () => {
         expect(logger.lines.some((l) => l.includes("aggregating ClusterRole null-item skipped"))).toBe(true);
         expect(logger.lines.some((l) => l.includes("aggregating ClusterRole string-selectors skipped"))).toBe(true);
         expect((await fetch(`${url}/healthz`)).status).toBe(200);
+        expect(logger.lines.some((l) => l.includes("cannot record the addresses of a stored Service"))).toBe(true);
+        await server.controllers.idle();
         if (round === 0) {
           // Aggregation still works for well-formed roles, reading what it can of the others.
           const r = await fetch(`${url}${CR}`, {
