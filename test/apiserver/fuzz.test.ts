@@ -22,7 +22,7 @@ import { nameIsPathSegment } from "../../src/apimachinery/validation.js";
 import { TestServer } from "./harness.js";
 
 const seed = Number(process.env.KUBELOOP_FUZZ_SEED ?? 20261201);
-const maxRequests = Number(process.env.KUBELOOP_FUZZ_REQUESTS ?? 3000);
+const maxRequests = Number(process.env.KUBELOOP_FUZZ_REQUESTS ?? 5000);
 const budgetMs = Number(process.env.KUBELOOP_FUZZ_MS ?? 15_000);
 
 /** mulberry32: a small deterministic PRNG. */
@@ -136,6 +136,24 @@ const targets: Target[] = [
     kind: "Gadget",
     valid: (name) => ({ apiVersion: "fuzz.example.com/v1", kind: "Gadget", metadata: { name }, spec: { size: 3, free: { any: ["thing"] } } }),
     subresources: ["status", "scale"],
+  },
+];
+
+/** Create-only resources served by the authorizer and authenticator (defect 1 came through one). */
+const reviewTargets: Target[] = [
+  {
+    collection: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    valid: () => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "get", resource: "pods", namespace: ns } } }),
+    subresources: [],
+  },
+  {
+    collection: "/apis/authentication.k8s.io/v1/tokenreviews",
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenReview",
+    valid: () => ({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: "not-a-token" } }),
+    subresources: [],
   },
 ];
 
@@ -476,7 +494,7 @@ describe("fuzzing the API server", () => {
     let slowest = { ms: 0, what: "" };
     const statuses = new Map<number, number>();
     for (; count < maxRequests && Date.now() - started < budgetMs; count++) {
-      const target = g.pick(targets);
+      const target = g.chance(0.05) ? g.pick(reviewTargets) : g.pick(targets);
       const name = g.name();
       const sub = g.chance(0.15) && target.subresources.length ? `/${g.pick(target.subresources)}` : "";
       const verb = g.pick(["get", "list", "watch", "create", "create", "update", "update", "patch", "patch", "patch", "delete", "deletecollection"]);
