@@ -5,11 +5,11 @@
  * The chain each request goes through, as kube-apiserver's handler chain:
  * 1. the request target, routed on its raw segments (target.ts; 400 for malformed escapes);
  * 2. authentication, impersonation and authorization (`guard`);
- * 3. the in-flight limit (inflight.ts; 429 + Retry-After), except for long-running requests,
- *    health probes and system:masters;
- * 4. the deadline of requests that are not long-running (deadline.ts; 400 for a malformed
+ * 3. the deadline of requests that are not long-running (deadline.ts; 400 for a malformed
  *    `timeout`, 504 when it passes: the answer is sent and whatever the handler writes later is
  *    dropped);
+ * 4. the in-flight limit (inflight.ts; 429 + Retry-After), except for long-running requests,
+ *    health probes and system:masters — a seat is held until the handler ends;
  * 5. the handler.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -139,6 +139,8 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
   /** Steps 3–5 of the chain (the module comment), after authentication and authorization. */
   const serve = async (req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> => {
     if (isLongRunning(url)) return dispatch(req, res, url);
+    // 400 for a malformed `timeout` before any seat is taken (upstream's filter order).
+    const ms = requestTimeoutMs(url.searchParams, serverTimeoutMs);
     let release: (() => void) | undefined;
     if (!isHealthPath(url.pathname) && !isPrivileged(req)) {
       release = limiter.tryAcquire(inFlightKindOf(req.method));
@@ -147,30 +149,23 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
         throw StatusError.tooManyRequests("Too many requests, please try again later.", 1);
       }
     }
-    let timer: NodeJS.Timeout | undefined;
+    let finished = false;
+    const timer = setTimeout(() => {
+      if (finished) return;
+      const bodyPending = !req.complete;
+      writeError(res, deadlineExceeded(), { close: bodyPending });
+      // Whatever the handler writes from now on is dropped; it keeps its seat until it ends.
+      abandonResponse(res);
+      // A body still arriving is abandoned with the connection, which also ends the handler's
+      // read of it (Node no longer tells a request whose response is sent that its socket closed).
+      if (bodyPending) res.once("close", () => req.destroy());
+    }, ms);
     try {
-      const ms = requestTimeoutMs(url.searchParams, serverTimeoutMs);
-      const expired = new Promise<"expired">((resolve) => {
-        timer = setTimeout(() => resolve("expired"), ms);
-      });
-      const work = dispatch(req, res, url);
-      // The handler keeps its seat until it ends, as upstream's does.
-      work.catch(() => undefined).finally(() => release?.());
-      const first = await Promise.race([work.then(() => "done" as const), expired]);
-      if (first === "expired") {
-        const bodyPending = !req.complete;
-        writeError(res, deadlineExceeded(), { close: bodyPending });
-        abandonResponse(res);
-        // A body still arriving is abandoned with the connection, which also ends the handler's
-        // read of it (Node no longer tells a request whose response is sent that its socket closed).
-        if (bodyPending) res.once("close", () => req.destroy());
-        work.catch((err: unknown) => opts.logger?.warn({ err: err instanceof Error ? err.message : String(err), method: req.method, path: url.pathname }, "request failed after its deadline"));
-      }
-    } catch (err) {
-      release?.();
-      throw err;
+      await dispatch(req, res, url);
     } finally {
+      finished = true;
       clearTimeout(timer);
+      release?.();
     }
   };
 
