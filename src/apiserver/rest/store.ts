@@ -27,6 +27,7 @@ import { decodeContinue, encodeContinue } from "./continuetoken.js";
 import { VersionView } from "./conversion.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
+import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
 
@@ -44,6 +45,8 @@ export interface ResourceStoreDeps {
   returnDeletedObject?: boolean;
   /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
   fieldTracker?: FieldTracker;
+  /** Where unexpected but answered failures are reported (the server's logger). */
+  log?: (msg: string, err: unknown) => void;
 }
 
 export interface UpdateOptions {
@@ -234,6 +237,25 @@ export class ResourceStore {
 
   // ---- create ------------------------------------------------------------------------------
 
+  /** TypeMeta and ObjectMeta of the right JSON types (nulls normalised away); 400 otherwise. */
+  private requireMetaTypes(obj: KubeObject): void {
+    requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
+  }
+
+  /**
+   * What a failure of the strategy's or hooks' code on a client's object means. A TypeError
+   * there comes from a field of the wrong JSON type reaching code that expects the kind's Go
+   * shape — upstream's decoder refuses such a body with a 400 before any code sees it (the
+   * kind's schema check will, here too): it is answered as that 400, and logged, rather than as
+   * a 500. Everything else passes through.
+   */
+  private shapeError(err: unknown): unknown {
+    if (!(err instanceof TypeError)) return err;
+    const n = this.strategy.names;
+    this.deps.log?.(`${n.kind} body of the wrong shape reached the strategy`, err);
+    return StatusError.badRequest(`${n.kind} in version ${JSON.stringify(n.version)} cannot be handled as a ${n.kind}: ${err.message}`);
+  }
+
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
     const n = this.strategy.names;
@@ -278,32 +300,39 @@ export class ResourceStore {
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
     const request = owned ? body : deepCopy(body);
+    this.requireMetaTypes(request);
     this.normalizeTypeMeta(request);
     this.normalizeNamespace(request, namespace);
     if (metaOf(request).resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
-    const obj = this.intake(request);
-    const meta = metaOf(obj);
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    // System fields and the generated name exist before the strategy runs (upstream fills them
-    // in before BeforeCreate): Jobs put their uid and name into their selector and labels.
-    meta.uid = newUID();
-    meta.creationTimestamp = this.now();
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generateName(meta.generateName!);
-    this.strategy.prepareForCreate(obj);
-    if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
-    if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
-    // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
-    const undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
-    const errs = this.strategy.validate(obj);
-    if (errs.length) {
+    let obj: KubeObject = request;
+    let undo: Undo | undefined;
+    let generated = false;
+    try {
+      obj = this.intake(request);
+      const meta = metaOf(obj);
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      // System fields and the generated name exist before the strategy runs (upstream fills them
+      // in before BeforeCreate): Jobs put their uid and name into their selector and labels.
+      meta.uid = newUID();
+      meta.creationTimestamp = this.now();
+      generated = !meta.name && !!meta.generateName;
+      if (generated) meta.name = generateName(meta.generateName!);
+      this.strategy.prepareForCreate(obj);
+      if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
+      if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
+      // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
+      undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
+      const errs = this.strategy.validate(obj);
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    const meta = metaOf(obj);
     if (ctx.dryRun) {
       undo?.();
       return this.present(obj);
@@ -348,7 +377,14 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      let obj = deepCopy(produce(cur ? this.present(cur.object) : undefined));
+      let produced: KubeObject;
+      try {
+        produced = produce(cur ? this.present(cur.object) : undefined);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
+      let obj = deepCopy(produced);
+      this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
@@ -394,55 +430,57 @@ export class ResourceStore {
       // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
       meta.resourceVersion = oldMeta.resourceVersion;
     }
-    // (Defaults were applied by `intake`.) System fields an update cannot change (rest.BeforeUpdate).
-    const errs: FieldError[] = [];
-    if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
-    meta.uid = oldMeta.uid;
-    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
-    else delete meta.generation;
-    meta.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete meta.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
-      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    }
     let undo: Undo | undefined;
-    if (opts.prepare) {
-      errs.push(...opts.prepare(obj, old));
-    } else if (opts.subresource === "status") {
-      this.strategy.prepareForStatusUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
-      errs.push(...this.strategy.validateStatusUpdate(obj, old));
-    } else if (opts.subresource !== undefined) {
-      const sub = this.strategy.subresources.updates?.[opts.subresource];
-      if (!sub) throw StatusError.notFound(this.gr, name);
-      sub.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
-      errs.push(...sub.validateUpdate(obj, old));
-    } else {
-      this.strategy.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateUpdate(obj, old));
-    }
-    if (oldMeta.deletionTimestamp) {
-      const before = new Set(oldMeta.finalizers ?? []);
-      const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length) {
-        errs.push(
-          new FieldError(
-            "FieldValueForbidden",
-            "metadata.finalizers",
-            omitValue,
-            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
-          ),
-        );
+    try {
+      // (Defaults were applied by `intake`.) System fields an update cannot change (rest.BeforeUpdate).
+      const errs: FieldError[] = [];
+      if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
+      meta.uid = oldMeta.uid;
+      if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+      else delete meta.generation;
+      meta.creationTimestamp = oldMeta.creationTimestamp;
+      if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       }
-    }
-    if (errs.length) {
+      if (opts.prepare) {
+        errs.push(...opts.prepare(obj, old));
+      } else if (opts.subresource === "status") {
+        this.strategy.prepareForStatusUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
+        errs.push(...this.strategy.validateStatusUpdate(obj, old));
+      } else if (opts.subresource !== undefined) {
+        const sub = this.strategy.subresources.updates?.[opts.subresource];
+        if (!sub) throw StatusError.notFound(this.gr, name);
+        sub.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
+        errs.push(...sub.validateUpdate(obj, old));
+      } else {
+        this.strategy.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+        errs.push(...this.strategy.validateUpdate(obj, old));
+      }
+      if (oldMeta.deletionTimestamp) {
+        const before = new Set(oldMeta.finalizers ?? []);
+        const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+        if (added.length) {
+          errs.push(
+            new FieldError(
+              "FieldValueForbidden",
+              "metadata.finalizers",
+              omitValue,
+              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
+            ),
+          );
+        }
+      }
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();

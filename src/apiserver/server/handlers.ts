@@ -7,7 +7,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
+import { nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defaultWriteContext, type WriteContext } from "../rest/context.js";
+import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } from "../rest/options.js";
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
@@ -18,6 +20,7 @@ import { checkUnknownFields } from "./fieldcheck.js";
 import { negotiateEncoding, negotiateObject, prefersProtobuf, type ObjectRepresentation } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
+import type { RequestURL } from "./target.js";
 import { methodNotAllowed, notFoundPage, setProtobufErrors, setWarnings, writeObject } from "./respond.js";
 import { protobufMessageFor } from "../protobuf/index.js";
 import { serveWatch } from "./watchhttp.js";
@@ -44,6 +47,12 @@ function requireVerb(store: ResourceStore, verb: string): void {
   if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
 }
 
+/** Upstream's storage key functions: a name in a path must be a valid path segment (400). */
+function requireValidPathName(name: string): void {
+  const msgs = nameIsPathSegment(name, false);
+  if (msgs.length) throw StatusError.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${msgs.join(";")}`);
+}
+
 function userAgent(req: IncomingMessage): string {
   return String(req.headers["user-agent"] ?? "");
 }
@@ -58,7 +67,7 @@ function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOpti
   return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation, user: requestUser(req) });
 }
 
-export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: URL, info: ResourceRequestInfo): Promise<void> {
+export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: RequestURL, info: ResourceRequestInfo): Promise<void> {
   const store = env.registry.lookup(info.group, info.version, info.resource);
   if (!store) throw notFoundPage();
   const isNamespaceResource = store.gr.group === "" && store.gr.resource === "namespaces";
@@ -86,6 +95,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   const q = url.searchParams;
   const method = req.method ?? "GET";
   const name = info.name;
+  if (name !== undefined) requireValidPathName(name);
   // Protobuf answers for kinds compiled into the server (never custom resources, as upstream);
   // Status errors follow the same choice once the resource is known.
   const accept = req.headers.accept;
@@ -132,6 +142,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
     const body = await decodeBody(env, req);
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
@@ -151,6 +162,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       setWarnings(res, ctx.warnings);
       return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;

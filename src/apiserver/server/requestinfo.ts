@@ -1,4 +1,5 @@
 /** Request paths of the resource API, parsed as kube-apiserver's RequestInfoFactory does. */
+import { pathSegments } from "./target.js";
 
 export interface ResourceRequestInfo {
   group: string;
@@ -22,12 +23,9 @@ export type PathInfo =
 // Subresources of namespaces that are addressed as /namespaces/<name>/<sub>.
 const namespaceSubresources = new Set(["status", "finalize"]);
 
+/** Routes a raw (percent-encoded, not normalised) path; 400 for a malformed escape. */
 export function parsePath(pathname: string): PathInfo {
-  const parts: string[] = [];
-  for (const p of pathname.split("/")) {
-    // Without a '%' decodeURIComponent returns its input: skip it on the common path.
-    if (p !== "") parts.push(p.includes("%") ? decodeURIComponent(p) : p);
-  }
+  const parts = pathSegments(pathname);
   let group: string;
   let version: string;
   let rest: string[];

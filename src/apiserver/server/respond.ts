@@ -10,11 +10,22 @@ export function warningHeader(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
 
+/**
+ * Responses already answered on the handler's behalf (a 504 at the deadline): whatever the
+ * handler writes afterwards is dropped.
+ */
+const abandoned = new WeakSet<ServerResponse>();
+
+export function abandonResponse(res: ServerResponse): void {
+  abandoned.add(res);
+}
+
 export function setWarnings(res: ServerResponse, warnings: readonly string[]): void {
   if (warnings.length && !res.headersSent) res.setHeader("Warning", [...new Set(warnings)].map(warningHeader));
 }
 
 export function writeJSON(res: ServerResponse, code: number, body: unknown, contentType = "application/json"): void {
+  if (abandoned.has(res)) return;
   const data = bodyBytes(body);
   res.writeHead(code, { "Content-Type": contentType, "Content-Length": data.length, "Cache-Control": "no-cache, private" });
   res.end(data);
@@ -59,6 +70,7 @@ export function setProtobufErrors(res: ServerResponse): void {
 }
 
 export function writeText(res: ServerResponse, code: number, text: string): void {
+  if (abandoned.has(res)) return;
   const data = Buffer.from(text);
   res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": data.length, "X-Content-Type-Options": "nosniff" });
   res.end(data);
@@ -69,12 +81,15 @@ export function toStatusError(err: unknown): StatusError {
   return StatusError.internalError(err);
 }
 
-export function writeError(res: ServerResponse, err: unknown): void {
+/** Writes `err` as a Status; `close` ends the connection after it (a request body left unread). */
+export function writeError(res: ServerResponse, err: unknown, opts: { close?: boolean } = {}): void {
+  if (abandoned.has(res)) return;
   const se = toStatusError(err);
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  if (opts.close) res.setHeader("Connection", "close");
   if (se.code === 429) {
     const after = se.status.details?.retryAfterSeconds ?? 1;
     res.setHeader("Retry-After", String(after));

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import type { ListOptions } from "../rest/options.js";
+import { parseResourceVersion, type ListOptions } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
 import { watchCollection, type WatchOutEvent } from "../rest/watch.js";
 import { contentTypeFor, toTableObject } from "./convert.js";
@@ -72,11 +72,12 @@ export async function serveWatch(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Malformed selectors and resource versions must become HTTP errors before the stream starts.
+  store.predicate(opts.labelSelector, opts.fieldSelector);
+  parseResourceVersion(opts.resourceVersion);
   const ac = new AbortController();
   const onClose = () => ac.abort();
   res.on("close", onClose);
-  // Selector errors must become HTTP errors before the stream starts.
-  store.predicate(opts.labelSelector, opts.fieldSelector);
   const events = watchCollection(store, namespace, opts, env.watch, ac.signal);
   res.writeHead(200, { "Content-Type": watchContentType(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
