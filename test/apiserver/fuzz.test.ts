@@ -19,6 +19,7 @@ import { builtinServerConfig } from "../../src/apiserver/index.js";
 import { checkObjectMetaTypes } from "../../src/apiserver/rest/metatypes.js";
 import { checkValueBounds, maxNestingDepth } from "../../src/apiserver/server/decodelimits.js";
 import { nameIsPathSegment } from "../../src/apimachinery/validation.js";
+import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from "../../src/apiserver/protobuf/index.js";
 import { TestServer } from "./harness.js";
 
 const seed = Number(process.env.KUBELOOP_FUZZ_SEED ?? 20261201);
@@ -407,6 +408,8 @@ function jsonToYAMLish(v: unknown, indent = ""): string {
 interface Reply {
   status: number;
   text: string;
+  /** The Status of an error answer in protobuf (clients that ask for protobuf first get it so). */
+  protobufStatus?: Record<string, unknown>;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -422,7 +425,19 @@ function send(base: string, method: string, path: string, headers: Record<string
         // A watch streams: one frame (or the first bytes) is enough.
         if (isWatch) res.destroy();
       });
-      const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+      const done = () => {
+        const raw = Buffer.concat(chunks);
+        const protobuf = (res.headers["content-type"] ?? "").startsWith(PROTOBUF_CONTENT_TYPE) && (res.statusCode ?? 0) >= 300;
+        let protobufStatus: Record<string, unknown> | undefined;
+        if (protobuf) {
+          try {
+            protobufStatus = decodeProtobufBody(raw).object as Record<string, unknown>;
+          } catch {
+            protobufStatus = undefined;
+          }
+        }
+        resolve({ status: res.statusCode ?? 0, text: raw.toString("utf8"), protobufStatus });
+      };
       res.on("end", done);
       res.on("close", done);
       if (isWatch) setTimeout(() => res.destroy(), 200);
@@ -574,7 +589,7 @@ describe("fuzzing the API server", () => {
       if (reply.status >= 200 && reply.status < 300) continue;
       let st: Record<string, unknown> | undefined;
       try {
-        st = JSON.parse(reply.text) as Record<string, unknown>;
+        st = reply.protobufStatus ?? (JSON.parse(reply.text) as Record<string, unknown>);
       } catch {
         throw fail("the answer is not a Status");
       }
