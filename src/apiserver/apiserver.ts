@@ -17,7 +17,7 @@ import { SqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
 import { FieldManager } from "./ssa/fieldmanager.js";
 import { bootstrapCluster } from "./core/bootstrap.js";
 import { SystemControllers } from "./core/controllers.js";
-import { namespaceGuard, namespaceHooks } from "./core/namespaces.js";
+import { namespaceHooks } from "./core/namespaces.js";
 import { podHooks } from "./core/pods.js";
 import { IPAllocator, PortAllocator, recordExistingService, serviceHooks } from "./core/services.js";
 import { defaultMaxBodyBytes, type ProtobufDecoder } from "./server/body.js";
@@ -28,7 +28,9 @@ import { createRequestHandler, type Logger } from "./server/server.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
-import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
+import { ClusterAPIControllers, clusterAPIHooks } from "./core/clusterapis.js";
+import { Admission, type AdmissionPluginRegistration } from "./admission/chain.js";
+import { defaultAdmissionPlugins } from "./admission/defaults.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
 
 export interface ApiServerConfig {
@@ -59,6 +61,16 @@ export interface ApiServerConfig {
    * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
    */
   csrSigningCA?: CertificateAndKey;
+  /**
+   * The admission plugins that can run (default: `defaultAdmissionPlugins()`); whatever order
+   * they are given in, they run in kube-apiserver's (admission/chain.ts). `false`: no admission
+   * at all. The webhook and policy plugins are added here.
+   */
+  admissionPlugins?: readonly AdmissionPluginRegistration[] | false;
+  /** Default-off plugins to turn on (--enable-admission-plugins). */
+  enableAdmissionPlugins?: readonly string[];
+  /** Plugins to turn off (--disable-admission-plugins). */
+  disableAdmissionPlugins?: readonly string[];
 }
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
@@ -77,6 +89,8 @@ export class ApiServer {
   readonly customResources: CustomResourceController;
   /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
   readonly clusterAPIs: ClusterAPIControllers;
+  /** The admission chain every write passes (undefined with `admissionPlugins: false`). */
+  readonly admission: Admission | undefined;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
@@ -90,14 +104,6 @@ export class ApiServer {
       ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
       : new MemoryStorage(config.storage);
     this.ips = new IPAllocator(config.serviceCIDR);
-    const guard = namespaceGuard(this.storage);
-    this.customResources = new CustomResourceController({
-      registry: this.registry,
-      storage: this.storage,
-      clock: this.clock,
-      fieldTracker: this.fieldManager,
-      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
-    });
     this.access = config.security
       ? new AccessControl(config.security, {
           storage: this.storage,
@@ -108,6 +114,28 @@ export class ApiServer {
           log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
         })
       : undefined;
+    const access = this.access;
+    this.admission =
+      config.admissionPlugins === false
+        ? undefined
+        : Admission.build(
+            { plugins: config.admissionPlugins ?? defaultAdmissionPlugins(), enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins },
+            {
+              storage: this.storage,
+              registry: () => this.registry,
+              clock: this.clock,
+              authorize: access ? (attrs) => access.decide(attrs) : undefined,
+              log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+            },
+          );
+    this.customResources = new CustomResourceController({
+      registry: this.registry,
+      storage: this.storage,
+      clock: this.clock,
+      fieldTracker: this.fieldManager,
+      admission: this.admission,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
     for (const strategy of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
       const n = strategy.names;
       const id = `${n.group}/${n.resource}`;
@@ -118,14 +146,13 @@ export class ApiServer {
       else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
       // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
       hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
-      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
       hooks ??= this.access?.hooksFor(id);
       this.registry.add(
         new ResourceStore(strategy, {
           storage: this.storage,
           clock: this.clock,
           hooks,
-          namespaceGuard: n.namespaced ? guard : undefined,
+          admission: this.admission,
           returnDeletedObject: returnsDeletedObject.has(id),
           fieldTracker: this.fieldManager,
         }),
@@ -210,6 +237,7 @@ export class ApiServer {
       { serviceIP: this.ips.first(), port: addr.port },
     );
     await this.access?.start();
+    await this.admission?.start();
     await this.controllers.start();
     await this.clusterAPIs.start();
     await this.customResources.start();
@@ -220,6 +248,7 @@ export class ApiServer {
     await this.customResources.stop();
     await this.clusterAPIs.stop();
     await this.controllers.stop();
+    await this.admission?.stop();
     await this.access?.stop();
     await this.storage.close();
     const server = this.http;

@@ -130,7 +130,10 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
-    if (sub === "finalize") opts.prepare = finalizeNamespace;
+    if (sub === "finalize") {
+      opts.prepare = finalizeNamespace;
+      opts.admission = { subresource: "finalize" };
+    }
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
     return writeJSON(res, r.created ? 201 : 200, r.object);
@@ -185,7 +188,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     let bodyOpts: Record<string, unknown> | undefined;
     if (buf.length > 0) bodyOpts = decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf).object as Record<string, unknown>;
     const options = parseDeleteOptions(q, bodyOpts);
-    const ctx = defaultWriteContext({ dryRun: options.dryRun });
+    const ctx = defaultWriteContext({ dryRun: options.dryRun, user: requestUser(req) });
     if (name === undefined) {
       requireVerb(store, "deletecollection");
       const listOpts = parseListOptions(q);
@@ -227,6 +230,16 @@ async function updateScale(
       return applyScale(current, scale, sub);
     },
     ctx,
+    {
+      // Admission sees the Scale (autoscaling/v1), as upstream's scale REST hands it over.
+      admission: {
+        subresource: "scale",
+        kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+        object: (obj) => toScale(obj, sub),
+        oldObject: (old) => toScale(old, sub),
+        apply: (obj, scale) => applyScale(obj, scale, sub),
+      },
+    },
   );
   return toScale(r.object, sub);
 }
@@ -244,6 +257,11 @@ async function serveBinding(
   const ctx = writeContextFor(q, "CreateOptions", req);
   const body = await decodeBody(env, req);
   const node = bindingTarget(body.object, name);
-  await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
+  const binding = body.object;
+  await store.update(ns, name, (cur) => cur ?? {}, ctx, {
+    prepare: assignPod(binding, name, node, env.clock),
+    // pods/binding is a CREATE of a v1 Binding as admission sees it.
+    admission: { subresource: "binding", operation: "CREATE", kind: { group: "", version: "v1", kind: "Binding" }, object: () => binding, oldObject: () => undefined },
+  });
   return writeJSON(res, 201, bindingSuccess);
 }
