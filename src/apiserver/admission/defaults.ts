@@ -7,6 +7,7 @@ import type { AdmissionPluginRegistration } from "./chain.js";
 import { defaultStorageClass } from "./plugins/defaultstorageclass.js";
 import { defaultTolerationSeconds } from "./plugins/defaulttolerationseconds.js";
 import { limitRanger } from "./plugins/limitranger.js";
+import { podSecurity } from "./podsecurity/plugin.js";
 import { namespaceLifecycle } from "./plugins/namespacelifecycle.js";
 import { priority } from "./plugins/priority.js";
 import { resourceQuota } from "./plugins/resourcequota.js";
@@ -14,5 +15,5 @@ import { serviceAccount } from "./plugins/serviceaccount.js";
 import { taintNodesByCondition } from "./plugins/taintnodesbycondition.js";
 
 export function defaultAdmissionPlugins(): AdmissionPluginRegistration[] {
-  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, priority, defaultTolerationSeconds, defaultStorageClass, resourceQuota];
+  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, resourceQuota];
 }
