@@ -8,6 +8,7 @@ import { defaultStorageClass } from "./plugins/defaultstorageclass.js";
 import { defaultTolerationSeconds } from "./plugins/defaulttolerationseconds.js";
 import { limitRanger } from "./plugins/limitranger.js";
 import { podSecurity } from "./podsecurity/plugin.js";
+import { validatingAdmissionPolicy } from "./policy/validating.js";
 import { namespaceLifecycle } from "./plugins/namespacelifecycle.js";
 import { priority } from "./plugins/priority.js";
 import { resourceQuota } from "./plugins/resourcequota.js";
@@ -15,5 +16,5 @@ import { serviceAccount } from "./plugins/serviceaccount.js";
 import { taintNodesByCondition } from "./plugins/taintnodesbycondition.js";
 
 export function defaultAdmissionPlugins(): AdmissionPluginRegistration[] {
-  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, resourceQuota];
+  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, validatingAdmissionPolicy, resourceQuota];
 }
