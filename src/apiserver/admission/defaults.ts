@@ -8,6 +8,7 @@ import { defaultStorageClass } from "./plugins/defaultstorageclass.js";
 import { defaultTolerationSeconds } from "./plugins/defaulttolerationseconds.js";
 import { limitRanger } from "./plugins/limitranger.js";
 import { podSecurity } from "./podsecurity/plugin.js";
+import { mutatingAdmissionPolicy } from "./policy/mutating.js";
 import { validatingAdmissionPolicy } from "./policy/validating.js";
 import { namespaceLifecycle } from "./plugins/namespacelifecycle.js";
 import { priority } from "./plugins/priority.js";
@@ -16,5 +17,5 @@ import { serviceAccount } from "./plugins/serviceaccount.js";
 import { taintNodesByCondition } from "./plugins/taintnodesbycondition.js";
 
 export function defaultAdmissionPlugins(): AdmissionPluginRegistration[] {
-  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, validatingAdmissionPolicy, resourceQuota];
+  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, mutatingAdmissionPolicy, validatingAdmissionPolicy, resourceQuota];
 }

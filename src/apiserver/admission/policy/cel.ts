@@ -11,8 +11,8 @@ import { Env, type Program } from "../../cel/env.js";
 import { Library, memberOverload } from "../../cel/decls.js";
 import { kubernetesEnv } from "../../cel/kubernetes.js";
 import { jsonToVal } from "../../cel/schema.js";
-import { T } from "../../cel/types.js";
-import { CelDuration, CelError, CelMap, CelObject, CelOptional, CelTimestamp, CelTypeValue, CelUint, ExtensionValue, type Val } from "../../cel/values.js";
+import { T, type CelType } from "../../cel/types.js";
+import { CelDuration, CelError, CelMap, CelObject, CelOptional, CelTimestamp, CelTypeValue, CelUint, ExtensionValue, StructValue, type Val } from "../../cel/values.js";
 import type { Decision } from "../../rbac/authorizer.js";
 import type { Attributes as AuthorizationAttributes } from "../../rbac/attributes.js";
 import type { UserInfo } from "../../auth/user.js";
@@ -184,6 +184,8 @@ export function policyEnv(): Env {
 export interface Compiled {
   readonly expression: string;
   readonly program?: Program;
+  /** The checked type of the expression's result (when it compiled). */
+  readonly type?: CelType;
   /** "compilation failed: ERROR: <input>:1:5: ..." when it does not compile. */
   readonly error?: string;
 }
@@ -191,7 +193,7 @@ export interface Compiled {
 export function compile(expression: string, env: Env = policyEnv()): Compiled {
   try {
     const ast = env.compile(expression);
-    return { expression, program: env.program(ast, { costLimit: perCallLimit }) };
+    return { expression, program: env.program(ast, { costLimit: perCallLimit }), type: ast.types.get(ast.expr.id) };
   } catch (err) {
     if (err instanceof CompileError) return { expression, error: `compilation failed: ${err.message}` };
     return { expression, error: `compilation failed: ${err instanceof Error ? err.message : String(err)}` };
@@ -283,6 +285,11 @@ export function valToJSON(v: Val): unknown {
   if (v instanceof CelTimestamp) return new Date(Number(v.ns / 1_000_000n)).toISOString().replace(/\.000Z$/, "Z");
   if (v instanceof CelDuration) return `${Number(v.ns) / 1e9}s`;
   if (v instanceof CelTypeValue) return v.name;
+  if (v instanceof StructValue) {
+    const out: Record<string, unknown> = {};
+    for (const [k, f] of v.fields) out[k] = valToJSON(f);
+    return out;
+  }
   if (v instanceof CelMap) {
     const out: Record<string, unknown> = {};
     for (const k of v.keys()) out[String(k)] = valToJSON(v.get(k) ?? null);
