@@ -142,14 +142,29 @@ describe("the admission chain in the store", () => {
   });
 
   it("admits pods/binding as a CREATE of a v1 Binding", async () => {
-    await t.post("/api/v1/namespaces/default/pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "b" }, spec: { containers: [{ name: "c", image: "x" }] } });
-    seen.length = 0;
-    const r = await t.post("/api/v1/namespaces/default/pods/b/binding", { apiVersion: "v1", kind: "Binding", metadata: { name: "b" }, target: { kind: "Node", name: "n1" } });
-    expect(r.status).toBe(201);
-    expect(seen.map((s) => [s.operation, s.kind, s.subresource, s.objectKind, s.hasOld])).toEqual([
-      ["CREATE", "/v1/Binding", "binding", "Binding", false],
-      ["CREATE", "/v1/Binding", "binding", "Binding", false],
-    ]);
+    // The built-in pods strategy serves pods/binding.
+    const b = new TestServer({ strategies: builtinServerConfig().strategies, admissionPlugins: [recorder(seen, () => {})] });
+    await b.start();
+    try {
+      await b.post("/api/v1/namespaces/default/pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "b" }, spec: { containers: [{ name: "c", image: "x" }] } });
+      seen.length = 0;
+      const r = await b.post("/api/v1/namespaces/default/pods/b/binding", { apiVersion: "v1", kind: "Binding", metadata: { name: "b" }, target: { kind: "Node", name: "n1" } });
+      expect(r.status).toBe(201);
+      expect(seen.map((s) => [s.operation, s.kind, s.subresource, s.objectKind, s.hasOld])).toEqual([
+        ["CREATE", "/v1/Binding", "binding", "Binding", false],
+        ["CREATE", "/v1/Binding", "binding", "Binding", false],
+      ]);
+      // The older POST .../bindings is admitted the same way.
+      await b.post("/api/v1/namespaces/default/pods", { apiVersion: "v1", kind: "Pod", metadata: { name: "b2" }, spec: { containers: [{ name: "c", image: "x" }] } });
+      seen.length = 0;
+      expect((await b.post("/api/v1/namespaces/default/bindings", { apiVersion: "v1", kind: "Binding", metadata: { name: "b2" }, target: { kind: "Node", name: "n1" } })).status).toBe(201);
+      expect(seen.map((s) => [s.operation, s.kind, s.subresource, s.objectKind])).toEqual([
+        ["CREATE", "/v1/Binding", "binding", "Binding"],
+        ["CREATE", "/v1/Binding", "binding", "Binding"],
+      ]);
+    } finally {
+      await b.stop();
+    }
   });
 });
 

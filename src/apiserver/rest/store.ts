@@ -14,6 +14,11 @@
  * stored object as oldObject before anything is written (also for each item of a
  * deletecollection, after one collection-wide DELETE). Subresources are admitted with the
  * subresource's name and kind (UpdateOptions.admission for scale, binding and finalize).
+ *
+ * A store whose strategy has a `conversion` serves its version from another version's storage
+ * (rest/conversion.ts): requests are defaulted in the served version and converted to the
+ * storage version before preparation and validation (admission sees the served version);
+ * everything returned is converted back.
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -29,8 +34,10 @@ import type { Storage, StoredObject } from "../storage/interface.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../storage/errors.js";
 import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
+import { VersionView } from "./conversion.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
+import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
 import type { Admission } from "../admission/chain.js";
@@ -51,6 +58,8 @@ export interface ResourceStoreDeps {
   returnDeletedObject?: boolean;
   /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
   fieldTracker?: FieldTracker;
+  /** Where unexpected but answered failures are reported (the server's logger). */
+  log?: (msg: string, err: unknown) => void;
 }
 
 export interface UpdateOptions {
@@ -63,6 +72,8 @@ export interface UpdateOptions {
    * namespaces/finalize). Returns validation errors.
    */
   prepare?: (obj: KubeObject, old: KubeObject) => FieldError[];
+  /** The subresource managedFields record the write under (pods/resize, pods/ephemeralcontainers). */
+  managedFieldsSubresource?: string;
   /** How admission sees a subresource write whose object is not the resource's own (scale, binding, finalize). */
   admission?: AdmissionView;
 }
@@ -102,6 +113,8 @@ export class ResourceStore {
   readonly gk: GroupKind;
   readonly apiVersion: string;
   private supportedFields: Set<string> | undefined;
+  /** Present when this store serves a version other than the storage version. */
+  private readonly view: VersionView | undefined;
 
   constructor(
     readonly strategy: ResourceStrategy,
@@ -111,6 +124,56 @@ export class ResourceStore {
     this.gr = { group: n.group, resource: n.resource };
     this.gk = { group: n.group, kind: n.kind };
     this.apiVersion = n.group === "" ? n.version : `${n.group}/${n.version}`;
+    this.view = strategy.conversion ? new VersionView(strategy.conversion) : undefined;
+  }
+
+  /** Whether stored objects are converted on the way out (see `present`). */
+  get converts(): boolean {
+    return this.view !== undefined;
+  }
+
+  /** A stored object as this store serves it (the object itself unless the version differs). */
+  present(obj: KubeObject): KubeObject {
+    return this.view ? this.view.present(obj) : obj;
+  }
+
+  /**
+   * A request object of this store's version (defaulted, through mutating admission) in the
+   * storage version: the object itself unless this store converts.
+   */
+  private toStorage(obj: KubeObject): KubeObject {
+    return this.strategy.conversion ? this.strategy.conversion.toStorage(obj) : obj;
+  }
+
+  /**
+   * An update's object made ready for the strategy: defaulted and through mutating admission in
+   * the served version (inside the retry loop, on the updated object, as GuaranteedUpdate's
+   * tryUpdate does), then in the storage version. `stored` is the current object as stored.
+   */
+  private async intakeUpdate(input: KubeObject, stored: KubeObject, ctx: WriteContext, opts: UpdateOptions, name: string): Promise<KubeObject> {
+    let obj = input;
+    this.strategy.defaults(obj);
+    const admission = this.deps.admission;
+    if (admission) {
+      const view = opts.admission;
+      const old = this.present(stored);
+      const namespace = old.metadata?.namespace;
+      const seen = view?.object ? view.object(obj) : obj;
+      const attrs = this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(old) : old, ctx, name, namespace, view, view?.subresource ?? opts.subresource);
+      await admission.mutate(attrs, ctx.signal);
+      const after = attrs.object;
+      if (view?.object) {
+        // Plugins saw (and may have changed) the view: write it back where the view allows it.
+        if (view.apply && after) obj = view.apply(obj, after);
+      } else if (after && after !== obj) {
+        obj = after;
+      }
+      if (obj !== input) this.normalizeTypeMeta(obj);
+      // A plugin may have replaced the object or its metadata object.
+      metaOf(obj).name = name;
+      this.normalizeNamespace(obj, namespace);
+    }
+    return this.toStorage(obj);
   }
 
   get namespaced(): boolean {
@@ -141,6 +204,11 @@ export class ResourceStore {
     return formatTime(this.deps.clock.now());
   }
 
+  /** The server's clock (for stores that build on this one). */
+  protected get clock(): Clock {
+    return this.deps.clock;
+  }
+
   // ---- reads -------------------------------------------------------------------------------
 
   private tooLargeResourceVersion(rv: number): StatusError {
@@ -153,7 +221,7 @@ export class ResourceStore {
     if (rv !== undefined && rv > this.deps.storage.currentRevision()) throw this.tooLargeResourceVersion(rv);
     const cur = await this.deps.storage.get(this.key(namespace, name));
     if (!cur) throw StatusError.notFound(this.gr, name);
-    return cur.object;
+    return this.present(cur.object);
   }
 
   /** Field labels accepted in field selectors: what the strategy's fieldSet reports. */
@@ -223,11 +291,30 @@ export class ResourceStore {
       apiVersion: this.apiVersion,
       kind: this.strategy.names.listKind,
       metadata,
-      items: result.items.map((i) => i.object),
+      items: result.items.map((i) => this.present(i.object)),
     };
   }
 
   // ---- create ------------------------------------------------------------------------------
+
+  /** TypeMeta and ObjectMeta of the right JSON types (nulls normalised away); 400 otherwise. */
+  private requireMetaTypes(obj: KubeObject): void {
+    requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
+  }
+
+  /**
+   * What a failure of the strategy's or hooks' code on a client's object means. A TypeError
+   * there comes from a field of the wrong JSON type reaching code that expects the kind's Go
+   * shape — upstream's decoder refuses such a body with a 400 before any code sees it (the
+   * kind's schema check will, here too): it is answered as that 400, and logged, rather than as
+   * a 500. Everything else passes through.
+   */
+  private shapeError(err: unknown): unknown {
+    if (!(err instanceof TypeError)) return err;
+    const n = this.strategy.names;
+    this.deps.log?.(`${n.kind} body of the wrong shape reached the strategy`, err);
+    return StatusError.badRequest(`${n.kind} in version ${JSON.stringify(n.version)} cannot be handled as a ${n.kind}: ${err.message}`);
+  }
 
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
@@ -299,64 +386,69 @@ export class ResourceStore {
    * decoded request body, a copy of its own): it is completed in place instead of copied first.
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
-    let obj = owned ? body : deepCopy(body);
-    this.normalizeTypeMeta(obj);
-    this.normalizeNamespace(obj, namespace);
-    let meta = metaOf(obj);
-    if (meta.resourceVersion) {
+    const request = owned ? body : deepCopy(body);
+    this.requireMetaTypes(request);
+    this.normalizeTypeMeta(request);
+    this.normalizeNamespace(request, namespace);
+    if (metaOf(request).resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
-    this.strategy.defaults(obj);
     const admission = this.deps.admission;
-    if (admission) {
-      // Mutating admission: after decoding and defaults, before the strategy (the name may still be generated).
-      const attrs = this.admissionAttributes("CREATE", obj, undefined, ctx, meta.name ?? "", meta.namespace);
-      await admission.mutate(attrs, ctx.signal);
-      if (attrs.object && attrs.object !== obj) {
-        obj = attrs.object;
-        this.normalizeTypeMeta(obj);
-        this.normalizeNamespace(obj, namespace);
+    let obj: KubeObject = request;
+    let undo: Undo | undefined;
+    let generated = false;
+    try {
+      this.strategy.defaults(obj);
+      if (admission) {
+        // Mutating admission: after decoding and defaults, in the served version, before the
+        // strategy (the name may still be generated).
+        const m = metaOf(obj);
+        const attrs = this.admissionAttributes("CREATE", obj, undefined, ctx, m.name ?? "", m.namespace);
+        await admission.mutate(attrs, ctx.signal);
+        if (attrs.object && attrs.object !== obj) {
+          obj = attrs.object;
+          this.normalizeTypeMeta(obj);
+          this.normalizeNamespace(obj, namespace);
+        }
       }
-      // A plugin may have replaced the metadata object itself.
-      meta = metaOf(obj);
-    }
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    this.strategy.prepareForCreate(obj);
-    meta.uid = newUID();
-    meta.creationTimestamp = this.now();
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generateName(meta.generateName!);
-    if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
-    // Stateful preparation (cluster IP and node port allocation) runs before validation.
-    const undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
-    const errs = this.strategy.validate(obj);
-    if (errs.length) {
+      obj = this.toStorage(obj);
+      const meta = metaOf(obj);
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      // System fields and the generated name exist before the strategy runs (upstream fills them
+      // in before BeforeCreate): Jobs put their uid and name into their selector and labels.
+      meta.uid = newUID();
+      meta.creationTimestamp = this.now();
+      generated = !meta.name && !!meta.generateName;
+      if (generated) meta.name = generateName(meta.generateName!);
+      this.strategy.prepareForCreate(obj);
+      if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
+      // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
+      undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
+      const errs = this.strategy.validate(obj);
+      if (errs.length) throw this.invalid(obj, errs);
+      if (admission) await admission.validate(this.admissionAttributes("CREATE", this.present(obj), undefined, ctx, meta.name, meta.namespace), ctx.signal);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (admission) {
-      try {
-        await admission.validate(this.admissionAttributes("CREATE", obj, undefined, ctx, meta.name, meta.namespace), ctx.signal);
-      } catch (err) {
-        undo?.();
-        throw err;
-      }
-    }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    const meta = metaOf(obj);
     if (ctx.dryRun) {
       undo?.();
-      return obj;
+      return this.present(obj);
     }
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = await this.deps.storage.create(this.key(meta.namespace, meta.name!), obj);
         this.deps.fieldTracker?.written?.(obj, stored.object);
-        return stored.object;
+        return this.present(stored.object);
       } catch (err) {
         if (err instanceof KeyExistsError) {
           if (generated && attempt + 1 < maxGenerateNameAttempts) {
             meta.name = generateName(meta.generateName!);
+            // The strategy saw the first name (Jobs label their template with it): run it again.
+            this.strategy.prepareForCreate(obj);
             continue;
           }
           undo?.();
@@ -386,7 +478,14 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      const obj = deepCopy(produce(cur?.object));
+      let produced: KubeObject;
+      try {
+        produced = produce(cur ? this.present(cur.object) : undefined);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
+      let obj = deepCopy(produced);
+      this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
@@ -406,8 +505,13 @@ export class ResourceStore {
         }
       }
       try {
+        obj = await this.intakeUpdate(obj, cur.object, ctx, opts, name);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
+      try {
         const object = await this.updateExisting(key, cur, obj, ctx, opts);
-        return { object, created: false };
+        return { object: this.present(object), created: false };
       } catch (err) {
         if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
           if (attempt < maxUpdateAttempts) continue;
@@ -418,11 +522,10 @@ export class ResourceStore {
     }
   }
 
-  private async updateExisting(key: string, cur: StoredObject, input: KubeObject, ctx: WriteContext, opts: UpdateOptions): Promise<KubeObject> {
+  private async updateExisting(key: string, cur: StoredObject, obj: KubeObject, ctx: WriteContext, opts: UpdateOptions): Promise<KubeObject> {
     const old = cur.object;
     const oldMeta = old.metadata ?? {};
-    let obj = input;
-    let meta = metaOf(obj);
+    const meta = metaOf(obj);
     const name = oldMeta.name ?? "";
     if (meta.resourceVersion) {
       if (meta.resourceVersion !== oldMeta.resourceVersion) throw StatusError.conflict(this.gr, name, conflictDetail);
@@ -432,87 +535,73 @@ export class ResourceStore {
       // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
       meta.resourceVersion = oldMeta.resourceVersion;
     }
-    this.strategy.defaults(obj);
-    const admission = this.deps.admission;
-    const view = opts.admission;
-    const subresource = view?.subresource ?? opts.subresource;
-    const operation = view?.operation ?? "UPDATE";
-    if (admission) {
-      // Mutating admission on the updated object, inside the retry loop (GuaranteedUpdate's tryUpdate).
-      const seen = view?.object ? view.object(obj) : obj;
-      const attrs = this.admissionAttributes(operation, seen, view?.oldObject ? view.oldObject(old) : old, ctx, name, oldMeta.namespace, view, subresource);
-      await admission.mutate(attrs, ctx.signal);
-      const after = attrs.object;
-      if (view?.object) {
-        // Plugins saw (and may have changed) the view: write it back where the view allows it.
-        if (view.apply && after) obj = view.apply(obj, after);
-      } else if (after && after !== obj) {
-        obj = after;
-      }
-      if (obj !== input) this.normalizeTypeMeta(obj);
-      // A plugin may have replaced the object or its metadata object.
-      meta = metaOf(obj);
-      meta.name = name;
-      this.normalizeNamespace(obj, oldMeta.namespace);
-    }
-    // System fields an update cannot change (rest.BeforeUpdate).
-    const errs: FieldError[] = [];
-    if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
-    meta.uid = oldMeta.uid;
-    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
-    else delete meta.generation;
-    meta.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete meta.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
-      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    }
     let undo: Undo | undefined;
-    if (opts.prepare) {
-      errs.push(...opts.prepare(obj, old));
-    } else if (opts.subresource === "status") {
-      this.strategy.prepareForStatusUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
-      errs.push(...this.strategy.validateStatusUpdate(obj, old));
-    } else if (opts.subresource !== undefined) {
-      const sub = this.strategy.subresources.updates?.[opts.subresource];
-      if (!sub) throw StatusError.notFound(this.gr, name);
-      sub.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
-      errs.push(...sub.validateUpdate(obj, old));
-    } else {
-      this.strategy.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateUpdate(obj, old));
-    }
-    if (oldMeta.deletionTimestamp) {
-      const before = new Set(oldMeta.finalizers ?? []);
-      const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length) {
-        errs.push(
-          new FieldError(
-            "FieldValueForbidden",
-            "metadata.finalizers",
-            omitValue,
-            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
-          ),
-        );
+    try {
+      // (Defaults and mutating admission were applied by `intakeUpdate`.) System fields an
+      // update cannot change (rest.BeforeUpdate).
+      const errs: FieldError[] = [];
+      if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
+      meta.uid = oldMeta.uid;
+      if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+      else delete meta.generation;
+      meta.creationTimestamp = oldMeta.creationTimestamp;
+      if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       }
-    }
-    if (errs.length) {
+      if (opts.prepare) {
+        errs.push(...opts.prepare(obj, old));
+      } else if (opts.subresource === "status") {
+        this.strategy.prepareForStatusUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
+        errs.push(...this.strategy.validateStatusUpdate(obj, old));
+      } else if (opts.subresource !== undefined) {
+        const sub = this.strategy.subresources.updates?.[opts.subresource];
+        if (!sub) throw StatusError.notFound(this.gr, name);
+        sub.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
+        errs.push(...sub.validateUpdate(obj, old));
+      } else {
+        this.strategy.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+        errs.push(...this.strategy.validateUpdate(obj, old));
+      }
+      if (oldMeta.deletionTimestamp) {
+        const before = new Set(oldMeta.finalizers ?? []);
+        const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+        if (added.length) {
+          errs.push(
+            new FieldError(
+              "FieldValueForbidden",
+              "metadata.finalizers",
+              omitValue,
+              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
+            ),
+          );
+        }
+      }
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (admission) {
+    const view = opts.admission;
+    if (this.deps.admission) {
       try {
-        const seen = view?.object ? view.object(obj) : obj;
-        await admission.validate(this.admissionAttributes(operation, seen, view?.oldObject ? view.oldObject(old) : old, ctx, name, oldMeta.namespace, view, subresource), ctx.signal);
+        const served = this.present(obj);
+        const seen = view?.object ? view.object(served) : served;
+        const oldServed = this.present(old);
+        await this.deps.admission.validate(
+          this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(oldServed) : oldServed, ctx, name, oldMeta.namespace, view, view?.subresource ?? opts.subresource),
+          ctx.signal,
+        );
       } catch (err) {
         undo?.();
         throw err;
       }
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();
@@ -564,8 +653,11 @@ export class ResourceStore {
   /** The finalizers after applying a delete's propagation policy (deletionFinalizersForGarbageCollection). */
   private finalizersFor(options: DeleteOptions, existing: readonly string[]): string[] {
     const unspecified = options.propagationPolicy === undefined && options.orphanDependents === undefined;
+    // Without a policy, existing finalizers decide; without those, the resource's default.
+    const byDefault =
+      unspecified && !existing.includes("orphan") && !existing.includes("foregroundDeletion") && this.strategy.orphanDependentsByDefault !== undefined;
     const orphan =
-      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan"));
+      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan")) || byDefault;
     const foreground =
       options.propagationPolicy === "Foreground" || (unspecified && !orphan && existing.includes("foregroundDeletion"));
     const out = existing.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
@@ -575,6 +667,15 @@ export class ResourceStore {
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
+    const r = await this.deleteStored(namespace, name, options, ctx);
+    const orphaning = this.strategy.orphanDependentsByDefault;
+    if (orphaning && options.propagationPolicy === undefined && options.orphanDependents === undefined && !ctx.warnings.includes(orphaning.warning)) {
+      ctx.warnings.push(orphaning.warning);
+    }
+    return { object: this.present(r.object), deleted: r.deleted };
+  }
+
+  private async deleteStored(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     const hooks = this.deps.hooks;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
