@@ -11,8 +11,10 @@ import { MemoryStorage } from "../../src/apiserver/storage/memory.js";
 import { ResourceRegistry } from "../../src/apiserver/server/resources.js";
 import { newAttributes } from "../../src/apiserver/admission/attributes.js";
 import { CompiledPolicies } from "../../src/apiserver/admission/policy/compiled.js";
+import { collectParams } from "../../src/apiserver/admission/policy/params.js";
 import { compileValidatingPolicy, validatingAdmissionPolicyPlugin } from "../../src/apiserver/admission/policy/validating.js";
 import { objectKey } from "../../src/apiserver/rest/keys.js";
+import { ResourceStore } from "../../src/apiserver/rest/store.js";
 import { builtinServerConfig } from "../../src/apiserver/index.js";
 import { TestServer } from "./harness.js";
 
@@ -202,6 +204,32 @@ describe("ValidatingAdmissionPolicy on its own", () => {
     });
     await plugin.validate!(a, new AbortController().signal);
     expect(decisions).toEqual(["alice approve example.com/widgets/x ns/w", "alice create /configmaps/ ns/cm"]);
+  });
+
+  it("collects params as upstream's CollectParams: none without paramRef, scope errors, selectors", async () => {
+    const registry = new ResourceRegistry();
+    for (const st of builtinServerConfig().strategies.filter((x) => x.names.group === "" && ["configmaps", "namespaces"].includes(x.names.resource))) {
+      registry.add(new ResourceStore(st, { storage, clock: new FakeClock() }));
+    }
+    const ctx = { storage, registry: () => registry, clock: new FakeClock() };
+    const a = newAttributes({
+      operation: "CREATE",
+      kind: { group: "", version: "v1", kind: "ConfigMap" },
+      resource: { group: "", version: "v1", resource: "configmaps" },
+      namespace: "ns",
+      name: "cm",
+      object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "ns" } },
+      userInfo: { username: "alice", groups: [] },
+    });
+    const cmKind = { apiVersion: "v1", kind: "ConfigMap" };
+    const nsKind = { apiVersion: "v1", kind: "Namespace" };
+    expect(await collectParams(ctx, undefined, { name: "x" }, a)).toEqual([undefined]);
+    // A binding that does not use the policy's paramKind evaluates it with null params.
+    expect(await collectParams(ctx, cmKind, undefined, a)).toEqual([undefined]);
+    await expect(collectParams(ctx, nsKind, { name: "ns", namespace: "other" }, a)).rejects.toThrow("paramRef.namespace must not be provided for a cluster-scoped `paramKind`");
+    await expect(collectParams(ctx, { apiVersion: "example.com/v1", kind: "Nope" }, { name: "x" }, a)).rejects.toThrow("failed to find resource referenced by paramKind: 'example.com/v1, Kind=Nope'");
+    await expect(collectParams(ctx, cmKind, { name: "missing", parameterNotFoundAction: "Deny" }, a)).rejects.toThrow("no params found for policy binding with `Deny` parameterNotFoundAction");
+    expect(await collectParams(ctx, cmKind, { name: "missing", parameterNotFoundAction: "Allow" }, a)).toEqual([]);
   });
 
   it("compiles a policy once per generation", () => {

@@ -34,9 +34,10 @@ export async function namespaceObject(ctx: AdmissionPluginContext, namespace: st
 }
 
 /**
- * The parameter objects of a binding: [undefined] when the policy has no paramKind (evaluate
- * once without params), [] when none is found and the binding allows that (skip it); throws
- * PolicyConfigError when the binding is misconfigured or denies on missing params.
+ * The parameter objects of a binding: [undefined] when the policy has no paramKind or the
+ * binding no paramRef (evaluate once with null params), [] when none is found and the binding
+ * allows that (skip it); throws PolicyConfigError when the binding is misconfigured or denies
+ * on missing params.
  */
 export async function collectParams(
   ctx: AdmissionPluginContext,
@@ -44,8 +45,8 @@ export async function collectParams(
   paramRef: ParamRef | undefined,
   a: AdmissionAttributes,
 ): Promise<(KubeObject | undefined)[]> {
-  if (!paramKind) return [undefined];
-  if (!paramRef) throw new PolicyConfigError("paramRef is required when paramKind is specified");
+  // Without paramKind, or a binding that does not use it, the policy is evaluated once with null params.
+  if (!paramKind || !paramRef) return [undefined];
   const gv = parseGroupVersion(paramKind.apiVersion ?? "");
   const store = ctx
     .registry()
@@ -53,6 +54,7 @@ export async function collectParams(
     .find((s) => s.strategy.names.group === gv.group && s.strategy.names.version === gv.version && s.strategy.names.kind === paramKind.kind);
   if (!store) throw new PolicyConfigError(`failed to find resource referenced by paramKind: '${paramKind.apiVersion}, Kind=${paramKind.kind}'`);
   let namespace: string | undefined;
+  if (!store.namespaced && paramRef.namespace) throw new PolicyConfigError("paramRef.namespace must not be provided for a cluster-scoped `paramKind`");
   if (store.namespaced) {
     namespace = paramRef.namespace || a.namespace;
     if (!namespace) throw new PolicyConfigError("cannot use namespaced paramRef in policy binding that matches cluster-scoped resources");
