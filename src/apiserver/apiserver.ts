@@ -17,7 +17,7 @@ import { SqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
 import { FieldManager } from "./ssa/fieldmanager.js";
 import { bootstrapCluster } from "./core/bootstrap.js";
 import { SystemControllers } from "./core/controllers.js";
-import { namespaceGuard, namespaceHooks } from "./core/namespaces.js";
+import { namespaceHooks } from "./core/namespaces.js";
 import { podHooks } from "./core/pods.js";
 import { IPAllocator, PortAllocator, recordExistingService, serviceHooks } from "./core/services.js";
 import { defaultMaxBodyBytes, type ProtobufDecoder } from "./server/body.js";
@@ -30,7 +30,9 @@ import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOption
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
-import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
+import { ClusterAPIControllers, clusterAPIHooks } from "./core/clusterapis.js";
+import { Admission, type AdmissionPluginRegistration } from "./admission/chain.js";
+import { defaultAdmissionPlugins } from "./admission/defaults.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
 // ---- workload-side resources (issue 14)
 import { BindingStore } from "./core/binding.js";
@@ -70,6 +72,16 @@ export interface ApiServerConfig {
    * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
    */
   csrSigningCA?: CertificateAndKey;
+  /**
+   * The admission plugins that can run (default: `defaultAdmissionPlugins()`); whatever order
+   * they are given in, they run in kube-apiserver's (admission/chain.ts). `false`: no admission
+   * at all. The webhook and policy plugins are added here.
+   */
+  admissionPlugins?: readonly AdmissionPluginRegistration[] | false;
+  /** Default-off plugins to turn on (--enable-admission-plugins). */
+  enableAdmissionPlugins?: readonly string[];
+  /** Plugins to turn off (--disable-admission-plugins). */
+  disableAdmissionPlugins?: readonly string[];
 }
 
 /** The default service cluster IP range (the IPAllocator's and the `kubernetes` ServiceCIDR's). */
@@ -91,6 +103,8 @@ export class ApiServer {
   readonly customResources: CustomResourceController;
   /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
   readonly clusterAPIs: ClusterAPIControllers;
+  /** The admission chain every write passes (undefined with `admissionPlugins: false`). */
+  readonly admission: Admission | undefined;
   /** What an operator should hear about at start (a data directory others can read, an accepted data loss); also logged. */
   readonly startupWarnings: string[] = [];
   /** Seats of requests being served (the max-in-flight limit), for metrics. */
@@ -118,14 +132,6 @@ export class ApiServer {
     }
     for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
-    const guard = namespaceGuard(this.storage);
-    this.customResources = new CustomResourceController({
-      registry: this.registry,
-      storage: this.storage,
-      clock: this.clock,
-      fieldTracker: this.fieldManager,
-      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
-    });
     this.access = config.security
       ? new AccessControl(config.security, {
           storage: this.storage,
@@ -136,6 +142,28 @@ export class ApiServer {
           log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
         })
       : undefined;
+    const access = this.access;
+    this.admission =
+      config.admissionPlugins === false
+        ? undefined
+        : Admission.build(
+            { plugins: config.admissionPlugins ?? defaultAdmissionPlugins(), enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins },
+            {
+              storage: this.storage,
+              registry: () => this.registry,
+              clock: this.clock,
+              authorize: access ? (attrs) => access.decide(attrs) : undefined,
+              log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+            },
+          );
+    this.customResources = new CustomResourceController({
+      registry: this.registry,
+      storage: this.storage,
+      clock: this.clock,
+      fieldTracker: this.fieldManager,
+      admission: this.admission,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
     for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
       let strategy = given;
       const n = strategy.names;
@@ -149,7 +177,6 @@ export class ApiServer {
       else if (id === "/persistentvolumes") hooks = persistentVolumeHooks(this.clock);
       // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
       hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
-      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
       // serviceaccounts/token is served (by access control) only when there is security.
       if (id === "/serviceaccounts" && this.access) {
         strategy = { ...strategy, subresources: { ...strategy.subresources, extra: [...(strategy.subresources.extra ?? []), "token"] } };
@@ -160,7 +187,7 @@ export class ApiServer {
         storage: this.storage,
         clock: this.clock,
         hooks,
-        namespaceGuard: n.namespaced ? guard : undefined,
+        admission: this.admission,
         returnDeletedObject: returnsDeletedObject.has(id),
         fieldTracker: this.fieldManager,
         log: (msg: string, err: unknown) => config.logger?.warn({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, msg),
@@ -269,6 +296,7 @@ export class ApiServer {
       { serviceIP: this.ips.first(), port: addr.port, serviceCIDR: this.config.serviceCIDR ?? defaultServiceCIDR },
     );
     await this.access?.start();
+    await this.admission?.start();
     await this.controllers.start();
     await this.clusterAPIs.start();
     await this.customResources.start();
@@ -279,6 +307,7 @@ export class ApiServer {
     await this.customResources.stop();
     await this.clusterAPIs.stop();
     await this.controllers.stop();
+    await this.admission?.stop();
     await this.access?.stop();
     await this.storage.close();
     const server = this.http;

@@ -27,7 +27,7 @@ import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { namespaceGuard } from "../core/namespaces.js";
+import type { Admission } from "../admission/chain.js";
 import { defaultWriteContext, type FieldTracker, type ResourceHooks, type WriteContext } from "../rest/context.js";
 import { resourcePrefix } from "../rest/keys.js";
 import { formatTime } from "../rest/metadata.js";
@@ -74,6 +74,8 @@ export interface CustomResourceControllerDeps {
    * manager). Every served version's type is registered with it while the version is served.
    */
   fieldTracker?: CustomResourceFieldTracker;
+  /** The server's admission chain, run for custom resources as for built-in ones. */
+  admission?: Admission;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -178,7 +180,6 @@ export class CustomResourceController {
   private readonly pruned: PrunedFields = new WeakMap();
   /** Each request object's warning list, for ratcheted CEL rule failures found during validation. */
   private readonly warningSinks: WarningSinks = new WeakMap();
-  private readonly guard: (namespace: string, gr: { group: string; resource: string }, name: string) => Promise<void>;
   private watch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
   private readonly dirty = new Set<string>();
@@ -186,9 +187,7 @@ export class CustomResourceController {
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
 
-  constructor(private readonly deps: CustomResourceControllerDeps) {
-    this.guard = namespaceGuard(deps.storage);
-  }
+  constructor(private readonly deps: CustomResourceControllerDeps) {}
 
   private get crdStore(): ResourceStore | undefined {
     return this.deps.registry.byGroupResource(crdGroup, crdResource);
@@ -438,7 +437,7 @@ export class CustomResourceController {
         storage: new VersionedStorage(this.deps.storage, codec),
         clock: this.deps.clock,
         hooks: this.hooksFor(v),
-        namespaceGuard: v.namespaced ? this.guard : undefined,
+        admission: this.deps.admission,
         fieldTracker: this.deps.fieldTracker,
         log: this.deps.log,
       });
