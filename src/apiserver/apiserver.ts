@@ -30,6 +30,8 @@ import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
 import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
+import { Webhooks } from "./webhook/index.js";
+import { registryObjectInterfaces, type ObjectInterfaces } from "./admission/objects.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -77,6 +79,14 @@ export class ApiServer {
   readonly customResources: CustomResourceController;
   /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
   readonly clusterAPIs: ClusterAPIControllers;
+  /**
+   * The webhook machinery (webhook/): the cache of services, endpoints, namespaces and webhook
+   * configurations, and the HTTPS client; used by CRD conversion webhooks and the admission
+   * webhook plugins (admission/webhook, built with `webhookAdmissionPlugins({ webhooks, objects })`).
+   */
+  readonly webhooks: Webhooks;
+  /** Equivalent resources, conversion and defaults of the served kinds, for admission. */
+  readonly objectInterfaces: ObjectInterfaces;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
@@ -91,13 +101,16 @@ export class ApiServer {
       : new MemoryStorage(config.storage);
     this.ips = new IPAllocator(config.serviceCIDR);
     const guard = namespaceGuard(this.storage);
+    this.webhooks = new Webhooks(this.storage, { clock: this.clock });
     this.customResources = new CustomResourceController({
       registry: this.registry,
       storage: this.storage,
       clock: this.clock,
       fieldTracker: this.fieldManager,
+      webhookClient: this.webhooks.client,
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
     });
+    this.objectInterfaces = registryObjectInterfaces(this.registry, (obj, apiVersion, signal) => this.customResources.convert(obj, apiVersion, signal));
     this.access = config.security
       ? new AccessControl(config.security, {
           storage: this.storage,
@@ -212,12 +225,14 @@ export class ApiServer {
     await this.access?.start();
     await this.controllers.start();
     await this.clusterAPIs.start();
+    await this.webhooks.start();
     await this.customResources.start();
     return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
     await this.customResources.stop();
+    await this.webhooks.stop();
     await this.clusterAPIs.stop();
     await this.controllers.stop();
     await this.access?.stop();
