@@ -1,8 +1,9 @@
 /**
  * MutatingAdmissionWebhook and ValidatingAdmissionWebhook against real HTTPS webhooks on
  * loopback: the plugins read configurations from storage through the server's webhook cache,
- * exactly as the API server would, and are driven with admission attributes (the chain that
- * calls them is tested in admission.server.test.ts).
+ * exactly as the API server would, and are driven with admission attributes. The plugins
+ * behind a running API server, called by kubectl writes, are tested in
+ * test/e2e/webhooks.kubectl.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/apimachinery/clock.js";

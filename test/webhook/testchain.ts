@@ -5,9 +5,11 @@
  * updates go through the given mutating plugins (with reinvocation) and then the validating
  * plugins, with the request's user, dry run flag and warnings.
  *
- * Differences from the real chain, acceptable for the webhook tests that use it: it runs after
- * the strategy's defaulting and preparation (as the real one) but the validating plugins run
- * before the strategy's validation (not after); DELETE and CONNECT are not admitted.
+ * Differences from the real chain, acceptable for the webhook tests that use it: it runs from the
+ * store's beforeCreate/beforeUpdate hooks, i.e. after the strategy's defaulting, preparation AND
+ * validation, so what a mutating webhook changes is not re-validated by the strategy (the real
+ * chain runs the mutating plugins before the strategy's validation, the validating plugins
+ * after it); DELETE and CONNECT are not admitted; the plugins get an AbortSignal of their own.
  */
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import type { ApiServer } from "../../src/apiserver/apiserver.js";
