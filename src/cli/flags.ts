@@ -208,6 +208,8 @@ export interface ServerFlags {
   dataDir?: string;
   insecureHttp?: boolean;
   tokenAuthFile?: string;
+  /** With --data-dir: start even if the database lost committed writes. */
+  acceptDataLoss?: boolean;
 }
 
 /** The API server's flags, shared by `apiserver` and `up`. */
@@ -218,5 +220,6 @@ export function addServerFlags(cmd: Command, defaultPort: number, portHelp: stri
     .option("--kubeconfig-out <file>", "where to write the kubeconfig (default: a temporary file)")
     .option("--data-dir <dir>", "persist state (SQLite) in this directory; default: in memory")
     .option("--insecure-http", "serve plain http (default https); requests without credentials act as kubeloop-admin, since client-go sends none over http")
-    .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"');
+    .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"')
+    .option("--accept-data-loss", "with --data-dir: start even if the database lost committed writes (see docs/operations.md)");
 }

@@ -112,6 +112,38 @@ describe("kubeloop CLI", () => {
     expect(a.errors.some((l) => / INFO {2}\[kubeloop\] Starting Controller controller=application/.test(l))).toBe(true);
   });
 
+  it("refuses a data directory whose database lost committed writes, unless --accept-data-loss", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kubeloop-cli-loss-"));
+    try {
+      const { SqliteStorage } = await import("../apiserver/storage/sqlite.js");
+      const s = SqliteStorage.open(dir);
+      await s.create("/k/a", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } });
+      await s.close();
+      // The marker says more was committed than the database holds (e.g. a truncated WAL).
+      const { CommitMarker } = await import("../apiserver/storage/commitmarker.js");
+      const m = CommitMarker.open(dir, { sync: false });
+      m.record(1000);
+      m.close();
+      const refused = io();
+      expect(await runCli(["apiserver", "--port", "0", "--insecure-http", "--data-dir", dir], refused)).not.toBe(0);
+      expect(refused.errors).toHaveLength(1);
+      expect(refused.errors[0]).toMatch(/^error: data directory .* but revision 1000 was committed .* --accept-data-loss/);
+
+      let stop!: (s: string) => void;
+      const a = io(new Promise((r) => (stop = r)));
+      const done = runCli(["apiserver", "--port", "0", "--insecure-http", "--data-dir", dir, "--accept-data-loss"], a);
+      for (let i = 0; i < 500 && !a.lines.some((l) => l.startsWith("try:")); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(a.errors.some((l) => l.startsWith("warning: ") && l.includes("accepted: continuing from revision 1000"))).toBe(true);
+      const url = a.lines[0].replace("kubeloop API server listening on ", "");
+      const ns = (await (await fetch(`${url}/api/v1/namespaces/default`)).json()) as { metadata: { resourceVersion: string } };
+      expect(Number(ns.metadata.resourceVersion)).toBeGreaterThan(1000);
+      stop("SIGTERM");
+      expect(await done).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("controller rejects an unknown controller name", async () => {
     const a = io(new Promise(() => {}));
     expect(await runCli(["controller", "nope"], a)).toBe(1);

@@ -2,8 +2,9 @@
 /**
  * The `kubeloop` command.
  *
- *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
- *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [-v L]
+ *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--data-dir DIR] [--insecure-http] [--token-auth-file F]
+ *                      [--accept-data-loss]
+ *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [-v L] [--accept-data-loss]
  *               [--kubeconfig-update-default=false] [--kubeconfig-switch-context=false]
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect] ...
  *   kubeloop --version
@@ -70,10 +71,12 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
       dataDir: opts.dataDir,
       insecureHttp: opts.insecureHttp,
       auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
+      server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
     });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
+  for (const w of running.server.startupWarnings) io.err(`warning: ${w}`);
   io.out(`kubeloop API server listening on ${running.url}`);
   io.out(`kubeconfig: ${running.kubeconfigPath}`);
   io.out(`try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces`);

@@ -44,11 +44,12 @@ export interface UpOptions {
   /** Environment and home directory used to find the user's kubeconfig (tests). */
   env?: Record<string, string | undefined>;
   homeDir?: string;
+  acceptDataLoss?: boolean;
 }
 
 export interface UpIO {
   out(line: string): void;
-  /** Where log lines go (stderr). */
+  /** Where log lines and warnings go (stderr). */
   err?(line: string): void;
   stopSignal(): Promise<string>;
   /** Where the live view draws (stdout). */
@@ -140,10 +141,12 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     insecureHttp: opts.insecureHttp,
     auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
     kubelet: { nodes: opts.nodes, heartbeatIntervalMs: opts.heartbeatIntervalMs },
+    server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
   });
   let userKubeconfig: string | undefined;
   let context: string | undefined;
   try {
+    for (const w of cp.api.server.startupWarnings) io.err?.(`warning: ${w}`);
     await cp.ready;
     if (opts.kubeconfigUpdateDefault !== false) {
       userKubeconfig = defaultKubeconfigFile(opts.env, opts.homeDir);

@@ -114,7 +114,7 @@ describe("CustomResourceDefinitions over HTTP", () => {
     const legacy = await t.get("/apis/stable.example.com/v1");
     expect(legacy.status).toBe(200);
     const names = legacy.body.resources.map((r: { name: string }) => r.name);
-    expect(names).toEqual(["widgets", "widgets/status", "widgets/scale"]);
+    expect(names).toEqual(["widgets", "widgets/scale", "widgets/status"]);
     expect(legacy.body.resources[0]).toMatchObject({ kind: "Widget", singularName: "widget", namespaced: true, shortNames: ["wd"], categories: ["all"] });
     const group = await t.get("/apis/stable.example.com");
     expect(group.body.preferredVersion).toEqual({ groupVersion: "stable.example.com/v1", version: "v1" });

@@ -237,7 +237,7 @@ export class CustomResourceController {
     const storage = this.deps.storage;
     this.watch = storage.watch("/registry/", { fromRevision: storage.currentRevision(), maxLag: 1_000_000 });
     for (const item of (await storage.list(crdPrefix)).items) this.dirty.add(item.object.metadata?.name ?? "");
-    this.loop = this.consume();
+    this.loop = this.consume().catch((err: unknown) => this.deps.log?.("customresourcedefinition watch loop failed", err));
     this.schedule();
   }
 
@@ -280,7 +280,8 @@ export class CustomResourceController {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.running = this.running.then(() => this.reconcileAll());
+      // The chain never rejects: a failed pass must not stop the next ones.
+      this.running = this.running.then(() => this.reconcileAll()).catch((err: unknown) => this.deps.log?.("customresourcedefinition pass failed", err));
     });
   }
 
@@ -455,6 +456,7 @@ export class CustomResourceController {
         hooks: this.hooksFor(v),
         namespaceGuard: v.namespaced ? this.guard : undefined,
         fieldTracker: this.deps.fieldTracker,
+        log: this.deps.log,
       });
       try {
         this.deps.registry.add(store);
