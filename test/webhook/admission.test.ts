@@ -169,6 +169,28 @@ describe("mutating webhooks", () => {
     expect(a.auditAnnotations.has("mutation.webhook.admission.k8s.io/round_1_index_0")).toBe(true);
   });
 
+  it("reinvocation through the chain's attributes.reinvocation (the contract): the plugin asks there, and keeps its state there", async () => {
+    const calls: string[] = [];
+    const s = await hook((r) => {
+      calls.push(r.path);
+      const obj = r.request.object as KubeObject;
+      if (r.path === "/second" && !obj.metadata?.labels?.second) return allow(r.request, patchOf([{ op: "add", path: "/metadata/labels", value: { second: "x" } }]));
+      return allow(r.request);
+    });
+    await configure("mutating", "a", [{ ...webhook("first.example.com", s, { reinvocationPolicy: "IfNeeded" }), clientConfig: { url: `${s.url}/first`, caBundle: s.caBundle } }]);
+    await configure("mutating", "b", [{ ...webhook("second.example.com", s), clientConfig: { url: `${s.url}/second`, caBundle: s.caBundle } }]);
+    // What an admission chain does: one context per request, a second pass when asked.
+    const reinvocation = { isReinvoke: false, shouldReinvoke: false, values: new Map<string, unknown>() };
+    const a = { ...attributes(), reinvocation };
+    await mutating.admit(a, signal());
+    expect(reinvocation.shouldReinvoke).toBe(true);
+    expect(reinvocation.values.has(mutating.name)).toBe(true);
+    reinvocation.isReinvoke = true;
+    await mutating.admit(a, signal());
+    expect(calls).toEqual(["/first", "/second", "/first"]);
+    expect(a.object?.metadata?.labels).toEqual({ second: "x" });
+  });
+
   it("reinvocation (Never): nothing is called twice", async () => {
     const calls: string[] = [];
     const s = await hook((r) => {

@@ -6,35 +6,30 @@
  * plugins decide for themselves what to re-run (built-in plugins are idempotent and simply run
  * again; the webhook plugin re-calls only its IfNeeded webhooks invoked before the change).
  *
- * The context belongs to one request; plugins keep their own per-request state in it under
- * their name (`value`).
+ * The context belongs to one request and is the contract's `attributes.reinvocation`, which the
+ * admission chain sets for its mutating pass; plugins keep their own per-request state in its
+ * `values` under their name (`reinvocationValue`). For callers that run plugins without such a
+ * chain (tests, `admitWithReinvocation`), a context is kept per attributes object instead.
  */
-import type { AdmissionAttributes, MutatingAdmissionPlugin } from "./interfaces.js";
-
-export class ReinvocationContext {
-  /** Set by the chain before the second round. */
-  isReinvoke = false;
-  /** Set by a plugin: run the mutating chain again. */
-  shouldReinvoke = false;
-  private readonly values = new Map<string, unknown>();
-
-  /** The plugin's per-request state under `key`, created by `init` on first use. */
-  value<T>(key: string, init: () => T): T {
-    if (!this.values.has(key)) this.values.set(key, init());
-    return this.values.get(key) as T;
-  }
-}
+import type { AdmissionAttributes, MutatingAdmissionPlugin, ReinvocationContext } from "./interfaces.js";
 
 const contexts = new WeakMap<AdmissionAttributes, ReinvocationContext>();
 
-/** The reinvocation context of a request (created on first use). */
+/** The reinvocation context of a request: the chain's, else one created on first use. */
 export function reinvocationContext(attributes: AdmissionAttributes): ReinvocationContext {
+  if (attributes.reinvocation) return attributes.reinvocation;
   let c = contexts.get(attributes);
   if (!c) {
-    c = new ReinvocationContext();
+    c = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
     contexts.set(attributes, c);
   }
   return c;
+}
+
+/** A plugin's per-request state under `key`, created by `init` on first use. */
+export function reinvocationValue<T>(ctx: ReinvocationContext, key: string, init: () => T): T {
+  if (!ctx.values.has(key)) ctx.values.set(key, init());
+  return ctx.values.get(key) as T;
 }
 
 /**

@@ -20,7 +20,7 @@ import { semanticEqual, deepCopy } from "../../../apimachinery/deepcopy.js";
 import { applyJsonPatch, isPatchError } from "../../../apimachinery/patch/index.js";
 import type { KubeObject } from "../../../apimachinery/types.js";
 import type { AdmissionAttributes, AdmissionOperation, MutatingAdmissionPlugin } from "../interfaces.js";
-import { reinvocationContext } from "../reinvocation.js";
+import { reinvocationContext, reinvocationValue } from "../reinvocation.js";
 import {
   callHook,
   CallingWebhookError,
@@ -79,7 +79,7 @@ export class MutatingWebhookPlugin implements MutatingAdmissionPlugin {
     const hooks = this.source.webhooks();
     if (hooks.length === 0) return;
     const rctx = reinvocationContext(a);
-    const state = rctx.value<WebhookReinvokeState>(MUTATING_PLUGIN_NAME, () => ({ lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set() }));
+    const state = reinvocationValue<WebhookReinvokeState>(rctx, MUTATING_PLUGIN_NAME, () => ({ lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set() }));
     if (rctx.isReinvoke && !semanticEqual(state.lastOutput, a.object)) requireReinvokingPreviouslyInvoked(state);
     try {
       await this.dispatch(a, hooks, state, rctx.isReinvoke, () => (rctx.shouldReinvoke = true), signal);
