@@ -11,7 +11,7 @@ import { StatusError } from "../../src/apimachinery/errors.js";
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import { registryObjectInterfaces } from "../../src/apiserver/admission/objects.js";
 import { admitWithReinvocation } from "../../src/apiserver/admission/reinvocation.js";
-import { webhookAdmissionPlugins, type MutatingWebhookPlugin, type ValidatingWebhookPlugin } from "../../src/apiserver/admission/webhook/index.js";
+import { webhookAdmissionPlugins, webhookAdmissionRegistrations, type MutatingWebhookPlugin, type ValidatingWebhookPlugin } from "../../src/apiserver/admission/webhook/index.js";
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../../src/apiserver/registry/admissionwebhooks.js";
 import { objectKey } from "../../src/apiserver/rest/keys.js";
 import { ResourceRegistry } from "../../src/apiserver/server/resources.js";
@@ -512,5 +512,18 @@ describe("clientConfig.service", () => {
       expect(err.message).toBe(`Internal error occurred: failed calling webhook "svc${i}.example.com": failed to call webhook: ${reason}`);
       await storage.delete(objectKey("admissionregistration.k8s.io", "validatingwebhookconfigurations", undefined, `c${i}`));
     }
+  });
+});
+
+describe("registrations for a chain", () => {
+  it("name the plugins as upstream and create them once, working as the plugins do", async () => {
+    const [m, v] = webhookAdmissionRegistrations({ webhooks, objects: registryObjectInterfaces(new ResourceRegistry()) });
+    expect([m.name, v.name]).toEqual(["MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"]);
+    expect(m.create()).toBe(m.create());
+    expect([m.create().name, v.create().name]).toEqual([m.name, v.name]);
+    const s = await hook((r) => deny(r.request, { message: "no" }));
+    await configure("validating", "v", [webhook("deny.example.com", s)]);
+    const err = await denial(v.create().validate(attributes(), signal()));
+    expect(err.message).toBe('admission webhook "deny.example.com" denied the request: no');
   });
 });
