@@ -34,6 +34,9 @@ import { ClusterAPIControllers, clusterAPIHooks } from "./core/clusterapis.js";
 import { Admission, type AdmissionPluginRegistration } from "./admission/chain.js";
 import { defaultAdmissionPlugins } from "./admission/defaults.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
+import { Webhooks } from "./webhook/index.js";
+import { webhookAdmissionRegistrations, type WebhookAdmissionDeps } from "./admission/webhook/index.js";
+import { registryObjectInterfaces, type ObjectInterfaces } from "./admission/objects.js";
 // ---- workload-side resources (issue 14)
 import { BindingStore } from "./core/binding.js";
 import { ComponentStatusStore } from "./core/componentstatuses.js";
@@ -90,6 +93,16 @@ const defaultServiceCIDR = "10.96.0.0/12";
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
 const returnsDeletedObject = new Set(["/pods", "/services", "/serviceaccounts", "/namespaces"]);
 
+/**
+ * The plugins a server runs: the given ones plus MutatingAdmissionWebhook and
+ * ValidatingAdmissionWebhook (default-on in kube-apiserver; turned off with
+ * `disableAdmissionPlugins`), unless the list already names them.
+ */
+function withWebhookPlugins(plugins: readonly AdmissionPluginRegistration[], deps: WebhookAdmissionDeps): AdmissionPluginRegistration[] {
+  const names = new Set(plugins.map((p) => p.name));
+  return [...plugins, ...webhookAdmissionRegistrations(deps).filter((r) => !names.has(r.name))];
+}
+
 export class ApiServer {
   readonly registry = new ResourceRegistry();
   readonly storage: Storage;
@@ -105,6 +118,14 @@ export class ApiServer {
   readonly clusterAPIs: ClusterAPIControllers;
   /** The admission chain every write passes (undefined with `admissionPlugins: false`). */
   readonly admission: Admission | undefined;
+  /**
+   * The webhook machinery (webhook/): the cache of services, endpoints, namespaces and webhook
+   * configurations, and the HTTPS client; used by CRD conversion webhooks and the admission
+   * webhook plugins (MutatingAdmissionWebhook, ValidatingAdmissionWebhook in the chain).
+   */
+  readonly webhooks: Webhooks;
+  /** Equivalent resources, conversion and defaults of the served kinds, for admission. */
+  readonly objectInterfaces: ObjectInterfaces;
   /** What an operator should hear about at start (a data directory others can read, an accepted data loss); also logged. */
   readonly startupWarnings: string[] = [];
   /** Seats of requests being served (the max-in-flight limit), for metrics. */
@@ -132,6 +153,9 @@ export class ApiServer {
     }
     for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
+    this.webhooks = new Webhooks(this.storage, { clock: this.clock });
+    // Closes over customResources (assigned below): conversion is only called once serving.
+    this.objectInterfaces = registryObjectInterfaces(this.registry, (obj, apiVersion, signal) => this.customResources.convert(obj, apiVersion, signal));
     this.access = config.security
       ? new AccessControl(config.security, {
           storage: this.storage,
@@ -147,7 +171,7 @@ export class ApiServer {
       config.admissionPlugins === false
         ? undefined
         : Admission.build(
-            { plugins: config.admissionPlugins ?? defaultAdmissionPlugins(), enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins },
+            { plugins: withWebhookPlugins(config.admissionPlugins ?? defaultAdmissionPlugins(), { webhooks: this.webhooks, objects: this.objectInterfaces }), enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins },
             {
               storage: this.storage,
               registry: () => this.registry,
@@ -162,6 +186,7 @@ export class ApiServer {
       clock: this.clock,
       fieldTracker: this.fieldManager,
       admission: this.admission,
+      webhookClient: this.webhooks.client,
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
     });
     for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
@@ -299,12 +324,14 @@ export class ApiServer {
     await this.admission?.start();
     await this.controllers.start();
     await this.clusterAPIs.start();
+    await this.webhooks.start();
     await this.customResources.start();
     return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
     await this.customResources.stop();
+    await this.webhooks.stop();
     await this.clusterAPIs.stop();
     await this.controllers.stop();
     await this.admission?.stop();

@@ -250,6 +250,16 @@ export class Manager {
     else if (this.leaderSignal && !this.leaderSignal.aborted) this.startEntry(entry, this.leaderSignal);
   }
 
+  /**
+   * Adds the webhook server: it runs whether or not this process leads (webhooks must answer on
+   * every replica, as controller-runtime's), starts and stops with the manager, and is a
+   * readiness check ("webhook") until it listens.
+   */
+  addWebhookServer(server: Runnable & { startedChecker(): HealthCheck }): void {
+    this.add(server, { needLeaderElection: false });
+    this.addReadyzCheck("webhook", server.startedChecker());
+  }
+
   /** Adds a controller with `workers` workers; it runs only while leading. */
   addController(c: Controller, workers: number): void {
     this.add({ name: c.name, run: (signal) => c.run(signal, workers) }, { needLeaderElection: true });
