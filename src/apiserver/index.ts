@@ -35,6 +35,16 @@ export type { UserInfo } from "./auth/user.js";
 export { parseTokenFile } from "./auth/tokenfile.js";
 export { generateCA, issueCertificate, type CertificateAndKey } from "./auth/x509.js";
 export { rbacStrategies } from "./rbac/strategies.js";
+// Admission webhooks: the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins over a
+// server's webhook machinery (`{ webhooks: server.webhooks, objects: server.objectInterfaces }`).
+export {
+  webhookAdmissionPlugins,
+  webhookAdmissionRegistrations,
+  MutatingWebhookPlugin,
+  ValidatingWebhookPlugin,
+  type WebhookAdmissionDeps,
+  type WebhookAdmissionRegistration,
+} from "./admission/webhook/index.js";
 
 export interface StartApiServerOptions {
   /** TCP port; 0 (default) picks a free one. */
