@@ -7,9 +7,6 @@
  * (plus the host-only overrides the README lists). Then app.yaml comes back defaulted with the
  * validator's warning, app-invalid.yaml is refused and not stored, an immutable field cannot
  * change, and the controller builds the Deployment from the defaulted Application.
- *
- * The API server's admission chain comes from test/webhook/testchain.ts (TEST-ONLY, until the
- * chain is wired into the store by the admit branch).
  */
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -17,11 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { Registry } from "prom-client";
 import { startControlPlane, type RunningControlPlane } from "../../src/controlplane/index.js";
-import { webhookAdmissionPlugins } from "../../src/apiserver/admission/webhook/index.js";
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import { silentLogger } from "../../src/runtime/logging.js";
 import { parseFlags, runApplicationWithWebhooks, WEBHOOK_CONFIGURATION_NAME } from "../../examples/application-webhook/main.js";
-import { installTestAdmission } from "../webhook/testchain.js";
 import { eventually, FAST_KUBELET } from "./application-env.js";
 import { Kubectl } from "./kubectl.js";
 
@@ -49,8 +44,6 @@ const containerOf = (d: KubeObject) => (((d.spec as Rec).template as Rec).spec a
 
 beforeAll(async () => {
   cp = await startControlPlane({ port: 0, logger: silentLogger(), kubelet: FAST_KUBELET, controllers: ["deployment", "replicaset", "podlifecycle", "endpoints"] });
-  const { mutating, validating } = webhookAdmissionPlugins({ webhooks: cp.api.server.webhooks, objects: cp.api.server.objectInterfaces });
-  installTestAdmission(cp.api.server, { mutating: [mutating], validating: [validating] });
   k = new Kubectl(cp.api.kubeconfigPath);
 
   // The overlay as shipped, built by kubectl's kustomize.

@@ -5,16 +5,13 @@
  * Ignore admits), and Ignore over garbage.
  *
  * The webhook here is a bare HTTPS server (test/webhook/helpers.ts) whose answer each test sets,
- * so that it can misbehave in ways the runtime's WebhookServer never does. The admission chain
- * comes from test/webhook/testchain.ts (TEST-ONLY, until the chain is wired into the store).
+ * so that it can misbehave in ways the runtime's WebhookServer never does.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock } from "../../src/apimachinery/clock.js";
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import { startApiServer, type RunningApiServer } from "../../src/apiserver/index.js";
-import { webhookAdmissionPlugins } from "../../src/apiserver/admission/webhook/index.js";
 import { allow, patchOf, startTestWebhook, type Answer, type ReceivedReview, type TestWebhook } from "../webhook/helpers.js";
-import { installTestAdmission } from "../webhook/testchain.js";
 import { eventually } from "./application-env.js";
 import { Kubectl } from "./kubectl.js";
 
@@ -62,8 +59,6 @@ function converted(r: ReceivedReview): Answer {
 beforeAll(async () => {
   clock = new FakeClock(new Date());
   api = await startApiServer({ port: 0, clock });
-  const { mutating, validating } = webhookAdmissionPlugins({ webhooks: api.server.webhooks, objects: api.server.objectInterfaces });
-  installTestAdmission(api.server, { mutating: [mutating], validating: [validating] });
   k = new Kubectl(api.kubeconfigPath);
   hook = await startTestWebhook((r) => answer(r));
   answer = (r) => (r.path === "/convert" ? converted(r) : allow(r.request));

@@ -4,19 +4,16 @@
  * custom resource; installWebhookConfigurations registers it on the embedded API server; the
  * API server's admission and conversion webhooks call it over HTTPS.
  *
- * The API server here gets its admission chain from test/webhook/testchain.ts (TEST-ONLY, until
- * the chain is wired into the store); conversion is the server's own.
+ * The API server's own admission chain runs the webhook plugins, as kube-apiserver's does.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import { startApiServer, type RunningApiServer } from "../../src/apiserver/index.js";
-import { webhookAdmissionPlugins } from "../../src/apiserver/admission/webhook/index.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import { silentLogger } from "../../src/runtime/logging.js";
 import { Manager } from "../../src/runtime/manager.js";
 import { allowed, denied, installWebhookConfigurations, WebhookServer } from "../../src/runtime/webhook/index.js";
-import { installTestAdmission } from "../webhook/testchain.js";
 import { eventually } from "./application-env.js";
 import { Kubectl } from "./kubectl.js";
 
@@ -87,8 +84,6 @@ const dryRuns: boolean[] = [];
 
 beforeAll(async () => {
   api = await startApiServer({ port: 0 });
-  const { mutating, validating } = webhookAdmissionPlugins({ webhooks: api.server.webhooks, objects: api.server.objectInterfaces });
-  installTestAdmission(api.server, { mutating: [mutating], validating: [validating] });
   k = new Kubectl(api.kubeconfigPath);
   client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "" });
 
