@@ -11,9 +11,9 @@ import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } fr
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
 import { decodeObjectBody, readBody } from "./body.js";
+import { decodePatchedObject, decodeRequestBody, type DecodeTarget } from "../decode/request.js";
 import { contentTypeFor, includeObjectOf, renderList, renderObject } from "./convert.js";
 import type { HandlerEnv } from "./env.js";
-import { checkUnknownFields } from "./fieldcheck.js";
 import { negotiateObject, acceptsJSON, notAcceptable } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
@@ -25,6 +25,8 @@ import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
 const scaleGK = { group: "autoscaling", kind: "Scale" };
+const scaleKind: DecodeTarget = { group: "autoscaling", version: "v1", kind: "Scale" };
+const bindingKind: DecodeTarget = { group: "", version: "v1", kind: "Binding" };
 
 function requireVerb(store: ResourceStore, verb: string): void {
   if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
@@ -34,9 +36,15 @@ function userAgent(req: IncomingMessage): string {
   return String(req.headers["user-agent"] ?? "");
 }
 
-async function decodeBody(env: HandlerEnv, req: IncomingMessage): Promise<{ object: KubeObject; warnings: string[] }> {
+/** Reads a body and decodes it as an object of `target`'s kind, as the Go struct would be (decode/). */
+async function decodeBody(env: HandlerEnv, req: IncomingMessage, target: DecodeTarget, ctx: WriteContext): Promise<{ object: KubeObject; warnings: string[] }> {
   const buf = await readBody(req, env.maxBodyBytes);
-  return decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf);
+  return decodeRequestBody(buf, req.headers["content-type"], target, ctx.fieldValidation, env.decodeProtobuf);
+}
+
+function kindOf(store: ResourceStore): DecodeTarget {
+  const n = store.strategy.names;
+  return { group: n.group, version: n.version, kind: n.kind };
 }
 
 function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", req: IncomingMessage): WriteContext {
@@ -107,8 +115,8 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
-    const body = await decodeBody(env, req);
-    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    const body = await decodeBody(env, req, kindOf(store), ctx);
+    ctx.warnings.push(...body.warnings);
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
     setWarnings(res, ctx.warnings);
@@ -119,15 +127,15 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     if (name === undefined) throw methodNotAllowed();
     requireVerb(store, "update");
     const ctx = writeContextFor(q, "UpdateOptions", req);
-    const body = await decodeBody(env, req);
+    const body = await decodeBody(env, req, sub === "scale" ? scaleKind : kindOf(store), ctx);
     if (sub === "scale") {
       const scale = body.object;
-      ctx.warnings.push(...checkUnknownFields(scale, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
+      ctx.warnings.push(...body.warnings);
       const r = await updateScale(store, ns, name, () => scale, ctx);
       setWarnings(res, ctx.warnings);
       return writeJSON(res, 200, r);
     }
-    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    ctx.warnings.push(...body.warnings);
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") opts.prepare = finalizeNamespace;
@@ -143,34 +151,39 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const ctx = writeContextFor(q, "PatchOptions", req);
     if (type === "apply") return serveApply(store, { namespace: ns, name, subresource: sub, query: q, body: await readBody(req, env.maxBodyBytes), ctx }, res);
     rejectForceWithoutApply(q);
-    const patch = parsePatchBody(await readBody(req, env.maxBodyBytes));
+    const patchBuf = await readBody(req, env.maxBodyBytes);
+    const patch = parsePatchBody(patchBuf);
+    const patchText = ctx.fieldValidation === "Ignore" ? undefined : patchBuf.toString("utf8");
     const names = store.strategy.names;
+    let warned = false;
+    // The patched object decoded as the Go struct; warnings of the first attempt only (retries repeat them).
+    const decodePatched = (patched: KubeObject, target: DecodeTarget): KubeObject => {
+      const warnings: string[] = [];
+      const out = decodePatchedObject({ type: type as "json" | "merge" | "strategic", patched, patch, patchText, mode: ctx.fieldValidation, warnings }, target);
+      if (!warned) ctx.warnings.push(...warnings);
+      warned = true;
+      return out;
+    };
     if (sub === "scale") {
       const r = await updateScale(
         store,
         ns,
         name,
         (current) => {
-          const patched = applyPatch(type, current, patch, { group: "autoscaling", version: "v1", kind: "Scale" });
-          ctx.warnings.push(...checkUnknownFields(patched, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
-          return patched;
+          return decodePatched(applyPatch(type, current, patch, scaleKind), scaleKind);
         },
         ctx,
       );
       setWarnings(res, ctx.warnings);
       return writeJSON(res, 200, r);
     }
-    let warned = false;
     const r = await store.update(
       ns,
       name,
       (current) => {
         if (!current) throw StatusError.notFound(store.gr, name);
-        const patched = applyPatch(type, current, patch, { group: names.group, version: names.version, kind: names.kind });
-        const w = checkUnknownFields(patched, names.group, names.kind, ctx.fieldValidation);
-        if (!warned) ctx.warnings.push(...w);
-        warned = true;
-        return patched;
+        const target = { group: names.group, version: names.version, kind: names.kind };
+        return decodePatched(applyPatch(type, current, patch, target), target);
       },
       ctx,
       sub === "status" || store.strategy.subresources.updates?.[sub ?? ""] ? { subresource: sub } : {},
@@ -242,7 +255,7 @@ async function serveBinding(
   q: URLSearchParams,
 ): Promise<void> {
   const ctx = writeContextFor(q, "CreateOptions", req);
-  const body = await decodeBody(env, req);
+  const body = await decodeBody(env, req, bindingKind, ctx);
   const node = bindingTarget(body.object, name);
   await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
   return writeJSON(res, 201, bindingSuccess);

@@ -3,14 +3,14 @@
  * store, creating the object when it does not exist.
  */
 import type { ServerResponse } from "node:http";
-import { parse as parseYAML } from "yaml";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { WriteContext } from "../rest/context.js";
 import { parseBool } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
-import { checkUnknownFields } from "../server/fieldcheck.js";
+import { applyStrictCheck, builtinKind, decodeAppliedObject, decodeCustomResourceMetadata, parseApplyBody, sameKind } from "../decode/request.js";
+import { objectGVKNN, validateApplyConfiguration } from "../decode/smd.js";
 import { setWarnings, writeJSON } from "../server/respond.js";
 
 const patchOptionsGK = { group: "meta.k8s.io", kind: "PatchOptions" };
@@ -20,20 +20,6 @@ export function rejectForceWithoutApply(q: URLSearchParams): void {
   if (q.has("force")) {
     throw StatusError.invalid(patchOptionsGK, "", [fieldErrors.forbidden("force", "may not be specified for non-apply patch")]);
   }
-}
-
-/** Parses an apply body (YAML; JSON is YAML) into an object; 400 otherwise. */
-export function parseApplyBody(body: Buffer): KubeObject {
-  let v: unknown;
-  try {
-    v = parseYAML(body.toString("utf8"), { uniqueKeys: true });
-  } catch (err) {
-    throw StatusError.badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw StatusError.badRequest("error decoding patch: the apply configuration must be an object");
-  }
-  return v as KubeObject;
 }
 
 export interface ApplyRequest {
@@ -57,10 +43,15 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
   if (r.subresource !== undefined && r.subresource !== "status") {
     throw StatusError.badRequest(`server-side apply to the ${r.subresource} subresource is not supported by this server`);
   }
-  const config = parseApplyBody(r.body);
+  const { config, duplicates } = parseApplyBody(r.body);
   const names = store.strategy.names;
+  const target = { group: names.group, version: names.version, kind: names.kind };
   const ctx = r.ctx;
-  ctx.warnings.push(...checkUnknownFields(config, names.group, names.kind, ctx.fieldValidation));
+  // structured-merge-diff's typed conversion of the configuration: unknown fields and wrong
+  // types fail the request whatever fieldValidation says (it only governs duplicate keys here).
+  if (sameKind(config, target)) validateApplyConfiguration(config as Record<string, unknown>, target);
+  if (!builtinKind(target)) decodeCustomResourceMetadata(config, target, ctx.fieldValidation, ctx.warnings);
+  const gvknn = objectGVKNN(config as Record<string, unknown>, target);
   ctx.applied = true;
   ctx.fieldManager = manager;
   const result = await store.update(
@@ -74,7 +65,9 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
       if (!current && (cfg.apiVersion === undefined || cfg.kind === undefined)) {
         throw StatusError.badRequest("apiVersion and kind are required for server-side apply");
       }
-      return tracker.apply(current, cfg, { manager, force, subresource: r.subresource });
+      const applied = decodeAppliedObject(tracker.apply(current, cfg, { manager, force, subresource: r.subresource }), target, gvknn);
+      applyStrictCheck(duplicates, ctx.fieldValidation, ctx.warnings);
+      return applied;
     },
     ctx,
     r.subresource === "status" ? { subresource: "status" } : { createIfMissing: true },
