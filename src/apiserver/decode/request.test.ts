@@ -182,6 +182,10 @@ describe("strict errors", () => {
     expect(decode({ apiVersion: "example.com/v1", kind: "Foo", metadata: { name: "a", x: 1 }, spec: { any: 1 } }, F, "Warn").warnings).toEqual([
       'unknown field "metadata.x"',
     ]);
+    // Decoded into map[string]interface{}: duplicate keys are strict errors at any depth.
+    expect(failure('{"apiVersion":"example.com/v1","kind":"Foo","metadata":{"name":"a"},"spec":{"n":1,"n":2}}', F)).toBe(
+      '400 Foo in version "v1" cannot be handled as a Foo: strict decoding error: duplicate field "spec.n"',
+    );
   });
 });
 

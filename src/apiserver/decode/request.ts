@@ -19,7 +19,7 @@ import type { FieldValidationMode } from "../rest/options.js";
 import { decodeObjectBody, type ProtobufDecoder } from "../server/body.js";
 import { bodyFormat } from "../server/negotiate.js";
 import { goValue } from "./goformat.js";
-import { goSyntaxError, JsonSyntaxError, parseJsonExact, scanJson } from "./jsontext.js";
+import { countKeys, goSyntaxError, JsonSyntaxError, parseJsonExact, scanJson } from "./jsontext.js";
 import { duplicateErrors, strictErrors } from "./strict.js";
 import { GoDecodeError, walkObject, type Dialect } from "./walk.js";
 
@@ -154,7 +154,17 @@ export function decodeRequestBody(
   const format = bodyFormat(contentType);
   if (!info || format === "protobuf") {
     const body = decodeObjectBody(buf, contentType, protobuf);
-    if (!info) decodeCustomResourceMetadata(body.object, target, mode, body.warnings);
+    if (!info) {
+      // A custom resource is decoded into map[string]interface{}: only duplicate keys are strict errors of the JSON.
+      if (format === "json" && mode !== "Ignore") {
+        const text = buf.toString("utf8");
+        if (scanJson(text).keys !== countKeys(body.object)) {
+          const failure = strictOutcome(duplicateErrors(parseJsonExact(text, true)), mode, body.warnings);
+          if (failure) throw cannotBeHandled(body.object, target, failure);
+        }
+      }
+      decodeCustomResourceMetadata(body.object, target, mode, body.warnings);
+    }
     // Protobuf bodies are typed already: the walk only normalises (no strict decoding for protobuf).
     else if (sameKind(body.object, target)) {
       try {
