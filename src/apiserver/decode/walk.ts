@@ -22,7 +22,7 @@
  * Objects are changed in place unless frozen (stored objects): those are copied on first write.
  */
 import { parseQuantity, formatQuantity, QuantityError } from "../../apimachinery/quantity.js";
-import { typeInfo, type FieldInfo, type TypeInfo, type ValueType } from "../generated/schema.js";
+import { typeInfo, type TypeInfo, type ValueType } from "../generated/schema.js";
 import { Base64Error, canonicalBase64 } from "./base64.js";
 import { formatRFC3339, formatRFC3339Micro, isZeroInstant, parseGoTime, RFC3339, RFC3339Micro, TimeParseError } from "./gotime.js";
 import { countKeys, JsonNumber, plainJson } from "./jsontext.js";
@@ -57,6 +57,20 @@ const ABSENT: unique symbol = Symbol("absent");
 type Out = unknown | typeof ABSENT;
 
 const MAX_STRICT_ERRORS = 100;
+
+/**
+ * Serialised forms of recently seen quantities and times (the same few strings recur in every
+ * body: "100m", "128Mi", timestamps of the same second). Bounded: cleared when full.
+ */
+const quantityForms = new Map<string, string>();
+const timeForms = new Map<string, string>();
+const microTimeForms = new Map<string, string>();
+const MAX_REMEMBERED = 4096;
+
+function remember(m: Map<string, string>, k: string, v: string): void {
+  if (m.size >= MAX_REMEMBERED) m.clear();
+  m.set(k, v);
+}
 
 const SEG_FIELD = 0;
 const SEG_KEY = 1;
@@ -378,8 +392,12 @@ class Walker {
       case "Quantity": {
         // UnmarshalJSON: the string's content, or the raw literal (numbers; anything else fails the grammar).
         const raw = typeof v === "string" ? v : typeof v === "number" || v instanceof JsonNumber ? Walker.numberText(v) : "{";
+        const known = quantityForms.get(raw);
+        if (known !== undefined) return known;
         try {
-          return formatQuantity(parseQuantity(raw.trim()));
+          const q = formatQuantity(parseQuantity(raw.trim()));
+          remember(quantityForms, raw, q);
+          return q;
         } catch (err) {
           if (err instanceof QuantityError) this.fatal(err.message);
           throw err;
@@ -400,11 +418,15 @@ class Walker {
       case "Time":
       case "MicroTime": {
         if (typeof v !== "string") this.fatal(this.customTypeError(Walker.jsonKind(v), "string"));
+        const micro = kind === "MicroTime";
+        const forms = micro ? microTimeForms : timeForms;
+        const known = forms.get(v as string);
+        if (known !== undefined) return known === "" ? ABSENT : known;
         try {
-          const micro = kind === "MicroTime";
           const t = parseGoTime(micro ? RFC3339Micro : RFC3339, v as string);
-          if (isZeroInstant(t)) return ABSENT;
-          return micro ? formatRFC3339Micro(t) : formatRFC3339(t);
+          const out = isZeroInstant(t) ? "" : micro ? formatRFC3339Micro(t) : formatRFC3339(t);
+          remember(forms, v as string, out);
+          return out === "" ? ABSENT : out;
         } catch (err) {
           if (err instanceof TimeParseError) this.fatal(err.message);
           throw err;
@@ -503,43 +525,58 @@ class Walker {
   /** A struct value: its fields decoded, unknown fields dropped, empty omitempty fields removed. */
   struct(v: Record<string, unknown>, info: TypeInfo): Record<string, unknown> {
     let out = v;
-    const writable = () => {
-      if (out === v && Object.isFrozen(v)) out = { ...v };
-      return out;
-    };
     const fields = info.fields;
-    const structName = info.key.slice(info.key.indexOf(".") + 1);
-    const handle = (key: string, f: FieldInfo) => {
+    const structName = structNameOf(info);
+    const json = this.opts.dialect === "json";
+    const counting = this.opts.countKeys;
+    // json: keys in document order; unstructured: the struct's fields in Go declaration order.
+    const keys: Iterable<string> = json ? Object.keys(v) : fields.keys();
+    for (const key of keys) {
+      const f = fields.get(key);
+      if (json && counting) this.keys++;
+      if (f === undefined) {
+        if (counting) this.keys += countKeys(v[key]);
+        this.recordUnknown(key);
+        if (out === v && Object.isFrozen(v)) out = { ...v };
+        delete out[key];
+        continue;
+      }
+      if (!json && !Object.hasOwn(v, key)) continue;
       const x = v[key];
       this.push(key, SEG_FIELD, structName);
       const nx = this.value(x, f.type, f.goTypes, 0, f.pointer);
       this.pop();
       if (nx === ABSENT || (f.omitempty && !f.pointer && isEmpty(nx, f.type))) {
-        if (x !== undefined) delete writable()[key];
-      } else if (nx !== x) writable()[key] = nx;
-    };
-    if (this.opts.dialect === "json") {
-      for (const key in v) {
-        if (this.opts.countKeys) this.keys++;
-        const f = fields.get(key);
-        if (f === undefined) {
-          if (this.opts.countKeys) this.keys += countKeys(v[key]);
-          this.recordUnknown(key);
-          delete writable()[key];
-          continue;
-        }
-        handle(key, f);
+        if (x === undefined) continue;
+        if (out === v && Object.isFrozen(v)) out = { ...v };
+        delete out[key];
+      } else if (nx !== x) {
+        if (out === v && Object.isFrozen(v)) out = { ...v };
+        out[key] = nx;
       }
-    } else {
-      for (const [key, f] of fields) if (Object.hasOwn(v, key)) handle(key, f);
+    }
+    if (!json) {
       for (const key in v) {
         if (fields.has(key)) continue;
         this.recordUnknown(key);
-        delete writable()[key];
+        if (out === v && Object.isFrozen(v)) out = { ...v };
+        delete out[key];
       }
     }
     return out;
   }
+}
+
+const structNames = new WeakMap<TypeInfo, string>();
+
+/** "apps/v1.DeploymentSpec" → "DeploymentSpec" (Go's errorContext.Struct.Name()). */
+function structNameOf(info: TypeInfo): string {
+  let n = structNames.get(info);
+  if (n === undefined) {
+    n = info.key.slice(info.key.indexOf(".") + 1);
+    structNames.set(info, n);
+  }
+  return n;
 }
 
 /** Go's isEmptyValue for the kinds omitempty can drop (structs and special types never are). */
