@@ -252,6 +252,41 @@ describe("patched objects", () => {
     expect((out.spec as { template: { spec: { containers: Array<{ resources: unknown }> } } }).template.spec.containers[0].resources).toEqual({ limits: { cpu: "1" } });
     expect(frozen.limits.cpu).toBe("1000m");
   });
+
+  it("repeated quantities and times (remembered forms) decode as the first time, frozen or not", () => {
+    const body = () => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d", creationTimestamp: "0001-01-01T00:00:00Z", ownerReferences: [] },
+      spec: {
+        paused: false,
+        x: 1,
+        template: { metadata: { creationTimestamp: "2024-01-01T10:00:00.5+02:00" }, spec: { containers: [{ name: "c", resources: { limits: { cpu: "1000m", memory: "0.5Gi" } } }] } },
+      },
+    });
+    const want = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d" },
+      spec: { template: { metadata: { creationTimestamp: "2024-01-01T08:00:00Z" }, spec: { containers: [{ name: "c", resources: { limits: { cpu: "1", memory: "512Mi" } } }] } } },
+    };
+    const deepFreeze = <T>(o: T): T => {
+      if (o !== null && typeof o === "object") {
+        for (const v of Object.values(o)) deepFreeze(v);
+        Object.freeze(o);
+      }
+      return o;
+    };
+    for (let i = 0; i < 3; i++) {
+      for (const frozen of [false, true]) {
+        const input = frozen ? deepFreeze(body()) : body();
+        const snapshot = JSON.stringify(input);
+        const out = decodePatchedObject({ type: "merge", patched: input as unknown as KubeObject, patch: {}, mode: "Ignore", warnings: [] }, D);
+        expect(out).toEqual(want);
+        if (frozen) expect(JSON.stringify(input)).toBe(snapshot);
+      }
+    }
+  });
 });
 
 /** fmt's %v of {spec: ...}, the way the strategic patcher prints its patch map. */

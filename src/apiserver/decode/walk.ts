@@ -60,14 +60,19 @@ const MAX_STRICT_ERRORS = 100;
 
 /**
  * Serialised forms of recently seen quantities and times (the same few strings recur in every
- * body: "100m", "128Mi", timestamps of the same second). Bounded: cleared when full.
+ * body: "100m", "128Mi", timestamps of the same second); "" is a time's zero instant. Only valid
+ * inputs are kept (errors carry context and are never cached). Bounded: at most MAX_REMEMBERED
+ * entries per map, keys of at most MAX_REMEMBERED_KEY characters (a valid quantity or time can be
+ * arbitrarily long: digits, fractional seconds); a full map is cleared.
  */
 const quantityForms = new Map<string, string>();
 const timeForms = new Map<string, string>();
 const microTimeForms = new Map<string, string>();
 const MAX_REMEMBERED = 4096;
+const MAX_REMEMBERED_KEY = 64;
 
 function remember(m: Map<string, string>, k: string, v: string): void {
+  if (k.length > MAX_REMEMBERED_KEY) return;
   if (m.size >= MAX_REMEMBERED) m.clear();
   m.set(k, v);
 }
