@@ -1,7 +1,7 @@
 /**
  * Round trips over upstream's fully populated fixtures (kubernetes/api testdata/HEAD, one per kind
- * of every default-served group version, copied into test/fixtures/k8s-api-testdata by
- * scripts/fixtures/testdata.mjs): each decodes under fieldValidation=Strict with no unknown
+ * and version, copied into src/apiserver/protobuf/testdata/k8s-api-1.36 by
+ * scripts/protobuf/fixtures.mjs), those of stable versions (served by default): each decodes under fieldValidation=Strict with no unknown
  * field, re-encodes to the fixture (they are Go's own encoding, hence already in normal form),
  * and decoding is idempotent. And the protobuf bodies captured from kubectl 1.35 normalise to
  * what the same objects normalise to as JSON.
@@ -11,8 +11,12 @@ import { describe, expect, it } from "vitest";
 import { decodeProtobufBody } from "../protobuf/index.js";
 import { builtinKind, decodeRequestBody, type DecodeTarget } from "./request.js";
 
-const dir = new URL("../../../test/fixtures/k8s-api-testdata/", import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
+const dir = new URL("../protobuf/testdata/k8s-api-1.36/HEAD/", import.meta.url);
+/**
+ * `<group>.<version>.<Kind>.json` of a stable version (v1, v2): alpha and beta are not served by
+ * default; apidiscovery's documents are responses only (no request body is ever one).
+ */
+const files = readdirSync(dir).filter((f) => /\.v[0-9]+\.[A-Za-z]+\.json$/.test(f) && !f.startsWith("apidiscovery."));
 
 /** "apps.v1.Deployment.json" → apps/v1 Deployment; "core.v1.Pod.json" → /v1 Pod. */
 function targetOf(file: string): DecodeTarget {

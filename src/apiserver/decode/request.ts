@@ -17,6 +17,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { kindInfo, typeInfo, type TypeInfo } from "../generated/schema.js";
 import type { FieldValidationMode } from "../rest/options.js";
 import { decodeObjectBody, type ProtobufDecoder } from "../server/body.js";
+import { checkJSONDepth, checkValueBounds, maxNestingDepth, NestingTooDeepError, yamlNesting } from "../server/decodelimits.js";
 import { bodyFormat } from "../server/negotiate.js";
 import { goValue } from "./goformat.js";
 import { countKeys, goSyntaxError, JsonSyntaxError, parseJsonExact, scanJson } from "./jsontext.js";
@@ -114,8 +115,15 @@ function parseBodyJSON(text: string): ParsedJSON {
   return { value: parseJsonExact(text), keys: scan.keys };
 }
 
-/** YAML with goyaml's duplicate-key errors (reported only under Strict / Warn). */
+/**
+ * YAML with goyaml's duplicate-key errors (reported only under Strict / Warn), bounded as
+ * decodelimits' parseYAMLBounded is: the nesting of the text is checked before the (recursive)
+ * composer runs, the value after it (aliases), and a document with aliases is copied so that no
+ * two places share an object. Throws NestingTooDeepError, a 413 StatusError, or Error.
+ */
 function parseBodyYAML(text: string): { value: unknown; duplicates: string[] } {
+  const shape = yamlNesting(text, maxNestingDepth);
+  if (shape.depth > maxNestingDepth) throw new NestingTooDeepError(maxNestingDepth);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
   if (doc.errors.length > 0) throw new Error(`error converting YAML to JSON: yaml: ${doc.errors[0].message}`);
@@ -136,7 +144,9 @@ function parseBodyYAML(text: string): { value: unknown; duplicates: string[] } {
     } else if (isSeq(n)) for (const item of n.items) visit(item as Node | null);
   };
   visit(doc.contents as Node | null);
-  return { value: doc.toJS({ maxAliasCount: 100 }) as unknown, duplicates };
+  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  checkValueBounds(value, maxNestingDepth);
+  return { value: shape.aliases ? (JSON.parse(JSON.stringify(value)) as unknown) : value, duplicates };
 }
 
 /**
@@ -189,10 +199,19 @@ export function decodeRequestBody(
       value = y.value;
       yamlDuplicates = y.duplicates;
     } catch (err) {
+      if (err instanceof StatusError) throw err;
+      if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`error converting YAML to JSON: yaml: ${err.message}`);
       throw unrecognized(target, err instanceof Error ? err.message : String(err), buf);
     }
   } else {
     if (buf.length === 0) throw unrecognized(target, "couldn't get version/kind; json parse error: unexpected end of JSON input", buf);
+    // Nothing recursive (the exact parser, the walk) runs on a text nested past the limit.
+    try {
+      checkJSONDepth(buf);
+    } catch (err) {
+      if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`couldn't get version/kind; json parse error: ${err.message}`);
+      throw err;
+    }
     try {
       const p = parseBodyJSON(text);
       value = p.value;
@@ -412,6 +431,8 @@ export function parseApplyBody(body: Buffer): ParsedApply {
   try {
     y = parseBodyYAML(body.toString("utf8"));
   } catch (err) {
+    if (err instanceof StatusError) throw err;
+    if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`error decoding YAML: yaml: ${err.message}`);
     throw StatusError.badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (typeof y.value !== "object" || y.value === null || Array.isArray(y.value)) {

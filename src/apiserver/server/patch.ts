@@ -14,6 +14,7 @@ import {
 } from "../../apimachinery/patch/index.js";
 import { parseMediaType } from "./negotiate.js";
 import { parseJSON } from "./body.js";
+import { checkValueBounds, NestingTooDeepError } from "./decodelimits.js";
 
 export type ServedPatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -81,6 +82,8 @@ export function applyPatch(
     switch (type) {
       case "json":
         out = applyJsonPatch(current, patch);
+        // Moves and copies can nest the result deeper than the patch or the object were.
+        checkValueBounds(out);
         break;
       case "merge":
         if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
@@ -108,10 +111,13 @@ export function applyPatch(
     }
   } catch (err) {
     if (err instanceof StatusError) throw err;
+    if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`the patched object is too deeply nested: ${err.message}`);
     throw patchFailure(err);
   }
   if (typeof out !== "object" || out === null || Array.isArray(out)) {
     throw StatusError.badRequest("the patched document is not a JSON object");
   }
+  // Its types (ObjectMeta's too) are checked by decoding it as the kind's struct (decode/request.ts
+  // decodePatchedObject), in the dialect of the patch type, as upstream's patchers do.
   return out as KubeObject;
 }

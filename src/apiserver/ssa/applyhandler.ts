@@ -7,6 +7,7 @@ import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { WriteContext } from "../rest/context.js";
+import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
 import { applyStrictCheck, builtinKind, decodeAppliedObject, decodeCustomResourceMetadata, parseApplyBody, sameKind } from "../decode/request.js";
@@ -51,6 +52,8 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
   // types fail the request whatever fieldValidation says (it only governs duplicate keys here).
   if (sameKind(config, target)) validateApplyConfiguration(config as Record<string, unknown>, target);
   if (!builtinKind(target)) decodeCustomResourceMetadata(config, target, ctx.fieldValidation, ctx.warnings);
+  // TypeMeta and ObjectMeta of the right JSON types whatever the kind (a 400 otherwise).
+  requireObjectMetaTypes(config, names.kind, names.version);
   const gvknn = objectGVKNN(config as Record<string, unknown>, target);
   ctx.applied = true;
   ctx.fieldManager = manager;
