@@ -80,6 +80,82 @@ export function generateDecodeSchema(model) {
     }
   };
 
+  /**
+   * reflect's Type.String() of a value's Go type, as encoding/json prints it in "of type ..."
+   * errors: pointers dereferenced at the top (json allocates through them), aliases resolved,
+   * named types as package.Name.
+   */
+  const goTypeOf = (ref, top = true) => {
+    switch (ref.k) {
+      case "ptr":
+        return top ? goTypeOf(ref.elem, true) : `*${goTypeOf(ref.elem, false)}`;
+      case "builtin":
+        return ref.name === "byte" ? "uint8" : ref.name === "rune" ? "int32" : ref.name === "any" ? "interface {}" : ref.name;
+      case "slice":
+        return `[]${goTypeOf(ref.elem, false)}`;
+      case "array":
+        return `[${ref.len}]${goTypeOf(ref.elem, false)}`;
+      case "map":
+        return `map[${goTypeOf(ref.key, false)}]${goTypeOf(ref.elem, false)}`;
+      case "interface":
+        return "interface {}";
+      case "named": {
+        const t = model.types.get(ref.q);
+        if (!t) throw new Error(`unknown type ${ref.q}`);
+        if (t.alias) return goTypeOf(t.def, top);
+        return `${t.pkg.path.slice(t.pkg.path.lastIndexOf("/") + 1)}.${t.name}`;
+      }
+      default:
+        throw new Error(`no Go type string for ${JSON.stringify(ref)}`);
+    }
+  };
+  /** The element of a list or map value (through named slice/map types and pointers). */
+  const elemOf = (ref) => {
+    let r = ref;
+    for (;;) {
+      if (r.k === "ptr") r = r.elem;
+      else if (r.k === "named") {
+        const t = model.types.get(r.q);
+        if (!t || t.special || t.def.k === "struct") return undefined;
+        r = t.def;
+      } else break;
+    }
+    if (r.k === "map") return r.elem;
+    if (r.k !== "slice" && r.k !== "array") return undefined;
+    // []byte is one value (a base64 string), not a list.
+    return r.elem.k === "builtin" && (r.elem.name === "byte" || r.elem.name === "uint8") ? undefined : r.elem;
+  };
+  /** The Go type strings schema.ts derives from a type expression (keep in step with goTypes there). */
+  const SPECIAL_GO = {
+    Quantity: "resource.Quantity",
+    IntOrString: "intstr.IntOrString",
+    Time: "v1.Time",
+    MicroTime: "v1.MicroTime",
+    Duration: "v1.Duration",
+    RawExtension: "runtime.RawExtension",
+    JSON: "v1.JSON",
+    JSONSchemaPropsOrArray: "v1.JSONSchemaPropsOrArray",
+    JSONSchemaPropsOrBool: "v1.JSONSchemaPropsOrBool",
+    JSONSchemaPropsOrStringArray: "v1.JSONSchemaPropsOrStringArray",
+    FieldsV1: "v1.FieldsV1",
+  };
+  const derivedGo = (expr, enumKey) => {
+    if (expr.startsWith("[]")) return `[]${derivedGo(expr.slice(2), enumKey)}`;
+    if (expr.startsWith("map[]")) return `map[string]${derivedGo(expr.slice(5), enumKey)}`;
+    if (expr === "bytes") return "[]uint8";
+    if (expr === "any") return "interface {}";
+    if (SPECIAL_GO[expr]) return SPECIAL_GO[expr];
+    if (expr.includes(".")) return `${expr.slice(0, expr.indexOf(".")).split("/").pop()}.${expr.slice(expr.indexOf(".") + 1)}`;
+    if (enumKey) return `${enumKey.slice(0, enumKey.indexOf(".")).split("/").pop()}.${enumKey.slice(enumKey.indexOf(".") + 1)}`;
+    return expr;
+  };
+  /** The Go type strings of a field's value, its elements, their elements, ... */
+  const goTypesOf = (ref) => {
+    const out = [];
+    for (let r = ref; r !== undefined; r = elemOf(r)) out.push(goTypeOf(r));
+    return out;
+  };
+
   /** @type {Record<string, unknown>} */
   const types = {};
   for (const q of model.emittedTypes()) {
@@ -108,6 +184,18 @@ export function generateDecodeSchema(model) {
       if (mt) spec.mt = mt;
       if (field.patchStrategy) spec.ps = field.patchStrategy;
       if (field.patchMergeKey) spec.pk = field.patchMergeKey;
+      if (!field.asString) {
+        const exact = goTypesOf(field.ref);
+        const derived = [];
+        for (let e = expr; ; ) {
+          derived.push(derivedGo(e, enumKey));
+          if (e.startsWith("[]")) e = e.slice(2);
+          else if (e.startsWith("map[]")) e = e.slice(5);
+          else break;
+        }
+        if (exact.length !== derived.length) throw new Error(`${keyOf(t)}.${name}: Go type levels ${exact} vs ${derived}`);
+        if (exact.some((g, i) => g !== derived[i])) spec.g = exact;
+      }
       fields[name] = spec;
     }
     /** @type {Record<string, unknown>} */

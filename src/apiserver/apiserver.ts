@@ -261,7 +261,7 @@ export class ApiServer {
       logger: config.logger,
       serverAddress: () => this.address,
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
-      intercept: this.access ? (req, res, info) => this.access!.intercept(req, res, info) : undefined,
+      intercept: this.access ? (req, res, info, url) => this.access!.intercept(req, res, info, url) : undefined,
     });
   }
 

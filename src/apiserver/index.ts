@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { StatusError } from "../apimachinery/errors.js";
 import type { Clock } from "../apimachinery/clock.js";
 import { builtinStrategies, clusterAPIStrategies } from "./registry/index.js";
+import { assertBuiltinsMatchCatalog } from "./registry/catalogcheck.js";
 import { decodeProtobufBody, ProtobufDecodeError, UnsupportedProtobufKindError } from "./protobuf/index.js";
 import { openAPIV2, openAPIV3GroupVersion, openAPIV3Paths } from "./openapi/index.js";
 import { toTable } from "./tables/index.js";
@@ -103,8 +104,11 @@ export const builtinTableConverter: TableConverter = (gk, objects, opts) => toTa
 
 /** The server configuration with every built-in strategy and codec. */
 export function builtinServerConfig(overrides: Partial<ApiServerConfig> = {}): ApiServerConfig {
+  const strategies = [...builtinStrategies(), ...rbacStrategies(), customResourceDefinitionStrategy, ...clusterAPIStrategies()];
+  // Each is the 1.36 resource it stands for, and its bodies are decoded against its 1.36 schema.
+  assertBuiltinsMatchCatalog(strategies);
   return {
-    strategies: [...builtinStrategies(), ...rbacStrategies(), customResourceDefinitionStrategy, ...clusterAPIStrategies()],
+    strategies,
     decodeProtobuf: builtinProtobufDecoder,
     toTable: builtinTableConverter,
     openapi: { v2: openAPIV2, v3Paths: openAPIV3Paths, v3GroupVersion: openAPIV3GroupVersion },

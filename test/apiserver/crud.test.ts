@@ -220,10 +220,11 @@ describe("REST semantics over HTTP", () => {
   it("validates fieldValidation: Strict rejects unknown fields, Warn warns", async () => {
     const strict = await t.post(`${CM}?fieldValidation=Strict`, { ...cm("strict"), spec: { x: 1 } });
     expect(strict.status).toBe(400);
-    expect(strict.body.message).toBe('strict decoding error: unknown field "spec"');
+    expect(strict.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"');
     const warn = await t.post(CM, { ...cm("warn"), bogus: 1, metadata: { name: "warn", color: "red" } });
     expect(warn.status).toBe(201);
-    expect(warn.headers.get("warning")).toBe('299 - "unknown field \\"bogus\\"", 299 - "unknown field \\"metadata.color\\""');
+    // In document order, as Go's decoder meets them (metadata comes before bogus in this body).
+    expect(warn.headers.get("warning")).toBe('299 - "unknown field \\"metadata.color\\"", 299 - "unknown field \\"bogus\\""');
     expect(warn.body.bogus).toBeUndefined();
     const bad = await t.post(`${CM}?fieldValidation=Loud`, cm("loud"));
     expect(bad.status).toBe(422);
@@ -232,7 +233,10 @@ describe("REST semantics over HTTP", () => {
   it("rejects malformed and unsupported bodies with 400 and 415", async () => {
     const malformed = await t.req("POST", CM, '{"metadata": {', { "Content-Type": "application/json" });
     expect(malformed.status).toBe(400);
-    expect(malformed.body.message).toMatch(/json parse error: .*position/);
+    // Go's scanner message, wrapped as the create handler wraps a body it cannot read a kind from.
+    expect(malformed.body.message).toBe(
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"metadata": {)',
+    );
     const xml = await t.req("POST", CM, "<a/>", { "Content-Type": "application/xml" });
     expect(xml.status).toBe(415);
     expect(xml.body.message).toBe(

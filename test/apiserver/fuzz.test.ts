@@ -450,6 +450,8 @@ function send(base: string, method: string, path: string, headers: Record<string
 /** 5xx answers upstream gives as well: its storage's and strategic merge patch's plain Go errors. */
 const upstream5xx = [
   /resourceVersion should not be set on objects to be created/,
+  // server-side apply: structured-merge-diff's typed conversion of the configuration (wrong types, unknown fields)
+  /^failed to create typed patch object \(/,
   /^Timeout: Too large resource version/,
   // strategicpatch errors kube-apiserver passes through as 500s (apimachinery/patch/strategicpatch.ts)
   /does not contain declared merge key/,
@@ -465,7 +467,7 @@ const upstream5xx = [
   /invalid value for special key/,
 ];
 
-/** Collects what the server logs: errors (5xx answers) and warnings (loops, the shape safety net). */
+/** Collects what the server logs: errors (5xx answers) and warnings (loops). */
 class CollectingLogger {
   readonly errors: string[] = [];
   readonly warnings: string[] = [];

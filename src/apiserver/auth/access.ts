@@ -16,11 +16,13 @@ import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { ResourceHooks } from "../rest/context.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
-import { decodeObjectBody, readBody, type ProtobufDecoder } from "../server/body.js";
+import { decodeRequestBody, type DecodeTarget } from "../decode/request.js";
+import { parseWriteOptions } from "../rest/options.js";
+import { readBody, type ProtobufDecoder } from "../server/body.js";
 import type { ResourceRequestInfo } from "../server/requestinfo.js";
 import type { RequestURL } from "../server/target.js";
 import type { ResourceRegistry } from "../server/resources.js";
-import { writeNegotiated } from "../server/respond.js";
+import { setWarnings, writeNegotiated } from "../server/respond.js";
 import type { Storage } from "../storage/interface.js";
 import { forbiddenError, requestInfoOf, type Attributes } from "../rbac/attributes.js";
 import { RBACAuthorizer, type Decision } from "../rbac/authorizer.js";
@@ -83,6 +85,21 @@ export interface AccessControlDeps {
   decodeProtobuf?: ProtobufDecoder;
   maxBodyBytes: number;
   log?: (msg: string, err: unknown) => void;
+}
+
+/** The kind of the body an intercepted POST carries (the reviews and serviceaccounts/token, all v1). */
+const interceptedKinds: Record<string, DecodeTarget> = {
+  "/serviceaccounts": { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
+  "authorization.k8s.io/selfsubjectaccessreviews": { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview" },
+  "authorization.k8s.io/selfsubjectrulesreviews": { group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectRulesReview" },
+  "authorization.k8s.io/subjectaccessreviews": { group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview" },
+  "authorization.k8s.io/localsubjectaccessreviews": { group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview" },
+  "authentication.k8s.io/selfsubjectreviews": { group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview" },
+  "authentication.k8s.io/tokenreviews": { group: "authentication.k8s.io", version: "v1", kind: "TokenReview" },
+};
+
+function interceptedKind(info: ResourceRequestInfo): DecodeTarget {
+  return interceptedKinds[`${info.group}/${info.resource}`];
 }
 
 export class AccessControl {
@@ -198,10 +215,10 @@ export class AccessControl {
    * Serves the review resources and serviceaccounts/token; false for every other request
    * (without a promise: this runs before every resource request).
    */
-  intercept(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo): false | Promise<boolean> {
+  intercept(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, url: RequestURL): false | Promise<boolean> {
     const answer = this.interceptorFor(req, info);
     if (!answer) return false;
-    return this.serveIntercepted(req, res, answer);
+    return this.serveIntercepted(req, res, url, info, answer);
   }
 
   /** How `intercept` answers the request, or undefined when the request is not one it serves. */
@@ -231,11 +248,21 @@ export class AccessControl {
     return undefined;
   }
 
-  private async serveIntercepted(req: IncomingMessage, res: ServerResponse, answer: (body: KubeObject) => Promise<KubeObject> | KubeObject): Promise<boolean> {
+  private async serveIntercepted(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: RequestURL,
+    info: ResourceRequestInfo,
+    answer: (body: KubeObject) => Promise<KubeObject> | KubeObject,
+  ): Promise<boolean> {
+    const { fieldValidation } = parseWriteOptions(url.searchParams, "CreateOptions", String(req.headers["user-agent"] ?? ""));
     const buf = await readBody(req, this.deps.maxBodyBytes);
-    const body = decodeObjectBody(buf, req.headers["content-type"], this.deps.decodeProtobuf).object;
+    // Decoded as the review's (or TokenRequest's) Go struct, as every create body is (decode/).
+    const body = decodeRequestBody(buf, req.headers["content-type"], interceptedKind(info), fieldValidation, this.deps.decodeProtobuf);
     await this.cache.synced();
-    writeNegotiated(req.headers.accept, res, 201, await answer(body));
+    const out = await answer(body.object);
+    setWarnings(res, body.warnings);
+    writeNegotiated(req.headers.accept, res, 201, out);
     return true;
   }
 

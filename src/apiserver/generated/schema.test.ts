@@ -100,4 +100,22 @@ describe("decoding schema table", () => {
     expect(missing).toEqual([]);
     expect(typeKeys().length).toBeGreaterThan(1000);
   });
+
+  it("names Go types as reflect prints them in decoding errors", () => {
+    const table: [string, string, string[]][] = [
+      ["apps/v1.DeploymentSpec", "replicas", ["int32"]],
+      ["apps/v1.DeploymentSpec", "template", ["v1.PodTemplateSpec"]],
+      ["core/v1.PodSpec", "containers", ["[]v1.Container", "v1.Container"]],
+      ["core/v1.ContainerPort", "protocol", ["v1.Protocol"]],
+      ["core/v1.ResourceRequirements", "limits", ["v1.ResourceList", "resource.Quantity"]],
+      ["meta/v1.ObjectMeta", "labels", ["map[string]string", "string"]],
+      ["meta/v1.ObjectMeta", "uid", ["types.UID"]],
+      ["meta/v1.ObjectMeta", "creationTimestamp", ["v1.Time"]],
+      ["core/v1.Secret", "data", ["map[string][]uint8", "[]uint8"]],
+      ["core/v1.ServicePort", "targetPort", ["intstr.IntOrString"]],
+      ["core/v1.NamespaceSpec", "finalizers", ["[]v1.FinalizerName", "v1.FinalizerName"]],
+      ["core/v1.NodeStatus", "volumesInUse", ["[]v1.UniqueVolumeName", "v1.UniqueVolumeName"]],
+    ];
+    for (const [type, name, want] of table) expect(field(type, name).goTypes, `${type}.${name}`).toEqual(want);
+  });
 });

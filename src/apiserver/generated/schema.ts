@@ -43,6 +43,10 @@
  *         enforces some enums and not others, so the table only carries the data.
  *   "lt": +listType (atomic | set | map);  "lk": +listMapKey keys;  "mt": +mapType / +structType
  *   "ps": the patchStrategy struct tag;    "pk": the patchMergeKey struct tag
+ *   "g":  the Go type strings (reflect's Type.String(), pointers dereferenced) of the value, its
+ *         elements, their elements, ...: only when they differ from what goTypesOf derives
+ *         from "t" and "e" ("core/v1.PodSpec" → "v1.PodSpec", enum "core/v1.Protocol" →
+ *         "v1.Protocol", "map[]string" → "map[string]string", "bytes" → "[]uint8").
  */
 import generated from "./schema.json" with { type: "json" };
 
@@ -93,6 +97,11 @@ export interface FieldInfo {
   readonly mapType?: "atomic" | "granular";
   readonly patchStrategy?: string;
   readonly patchMergeKey?: string;
+  /**
+   * Go type strings of the value, then of its elements (lists and maps), as encoding/json names
+   * them in errors: ["[]v1.Container", "v1.Container"], ["v1.ResourceList", "resource.Quantity"].
+   */
+  readonly goTypes: readonly string[];
 }
 
 export interface TypeInfo {
@@ -115,6 +124,7 @@ interface RawField {
   mt?: "atomic" | "granular";
   ps?: string;
   pk?: string;
+  g?: string[];
 }
 
 interface RawType {
@@ -187,11 +197,60 @@ export function enumInfo(key: string): EnumInfo | undefined {
   return e;
 }
 
+const SPECIAL_GO: Readonly<Record<SpecialKind, string>> = {
+  Quantity: "resource.Quantity",
+  IntOrString: "intstr.IntOrString",
+  Time: "v1.Time",
+  MicroTime: "v1.MicroTime",
+  Duration: "v1.Duration",
+  RawExtension: "runtime.RawExtension",
+  JSON: "v1.JSON",
+  JSONSchemaPropsOrArray: "v1.JSONSchemaPropsOrArray",
+  JSONSchemaPropsOrBool: "v1.JSONSchemaPropsOrBool",
+  JSONSchemaPropsOrStringArray: "v1.JSONSchemaPropsOrStringArray",
+  FieldsV1: "v1.FieldsV1",
+};
+
+/** "core/v1.Protocol" → "v1.Protocol": Go names a type by its package's last path element. */
+function goName(key: string): string {
+  const dot = key.indexOf(".");
+  const pkg = key.slice(0, dot);
+  return `${pkg.slice(pkg.lastIndexOf("/") + 1)}.${key.slice(dot + 1)}`;
+}
+
+function derivedGoType(t: ValueType, enumKey: string | undefined): string {
+  switch (t.kind) {
+    case "list":
+      return `[]${derivedGoType(t.element, enumKey)}`;
+    case "map":
+      return `map[string]${derivedGoType(t.value, enumKey)}`;
+    case "any":
+      return "interface {}";
+    case "special":
+      return SPECIAL_GO[t.special];
+    case "struct":
+      return goName(t.type);
+    case "scalar":
+      if (t.scalar === "bytes") return "[]uint8";
+      return enumKey !== undefined ? goName(enumKey) : t.scalar;
+  }
+}
+
+/** The Go type strings of a value type and its nested elements, derived from the table's type expression. */
+export function goTypesOf(t: ValueType, enumKey?: string): string[] {
+  const out: string[] = [];
+  for (let v: ValueType | undefined = t; v !== undefined; v = v.kind === "list" ? v.element : v.kind === "map" ? v.value : undefined) {
+    out.push(derivedGoType(v, enumKey));
+  }
+  return out;
+}
+
 function fieldInfo(name: string, raw: RawField): FieldInfo {
   const flags = raw.f ?? "";
+  const type = parseValueType(raw.t);
   const info: FieldInfo = {
     name,
-    type: parseValueType(raw.t),
+    type,
     pointer: flags.includes("p"),
     omitempty: flags.includes("o"),
     omitzero: flags.includes("z"),
@@ -203,6 +262,7 @@ function fieldInfo(name: string, raw: RawField): FieldInfo {
     ...(raw.mt !== undefined ? { mapType: raw.mt } : {}),
     ...(raw.ps !== undefined ? { patchStrategy: raw.ps } : {}),
     ...(raw.pk !== undefined ? { patchMergeKey: raw.pk } : {}),
+    goTypes: Object.freeze(raw.g !== undefined ? [...raw.g] : goTypesOf(type, raw.e)),
   };
   if (raw.e !== undefined && info.enum === undefined) throw new SchemaFormatError(`field ${name}: unknown enum ${raw.e}`);
   return Object.freeze(info);

@@ -23,7 +23,7 @@ import {
   nameIsDNS1035Label,
   parseIPSloppy,
 } from "../../apimachinery/validation.js";
-import { defineStrategy } from "./define.js";
+import { defineStrategy, standardVerbs } from "./define.js";
 import { semanticDeepEqual } from "./equality.js";
 import { validateLabels } from "./meta.js";
 import { child, index } from "./path.js";
@@ -389,6 +389,9 @@ export const serviceStrategy: ResourceStrategy = defineStrategy({
     categories: ["all"],
     namespaced: true,
   },
+  // No deletecollection: upstream's Service REST does not offer it (+genclient:skipVerbs=deleteCollection;
+  // a Service's deletion releases its IPs and ports one by one).
+  verbs: standardVerbs.filter((v) => v !== "deletecollection"),
   subresources: { status: true },
   nameFn: nameIsDNS1035Label,
   emptyStatus: () => ({ loadBalancer: {} }),

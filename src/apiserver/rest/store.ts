@@ -302,20 +302,6 @@ export class ResourceStore {
     requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
   }
 
-  /**
-   * What a failure of the strategy's or hooks' code on a client's object means. A TypeError
-   * there comes from a field of the wrong JSON type reaching code that expects the kind's Go
-   * shape — upstream's decoder refuses such a body with a 400 before any code sees it (the
-   * kind's schema check will, here too): it is answered as that 400, and logged, rather than as
-   * a 500. Everything else passes through.
-   */
-  private shapeError(err: unknown): unknown {
-    if (!(err instanceof TypeError)) return err;
-    const n = this.strategy.names;
-    this.deps.log?.(`${n.kind} body of the wrong shape reached the strategy`, err);
-    return StatusError.badRequest(`${n.kind} in version ${JSON.stringify(n.version)} cannot be handled as a ${n.kind}: ${err.message}`);
-  }
-
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
     const n = this.strategy.names;
@@ -431,7 +417,7 @@ export class ResourceStore {
       if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     } catch (err) {
       undo?.();
-      throw this.shapeError(err);
+      throw err;
     }
     const meta = metaOf(obj);
     if (ctx.dryRun) {
@@ -478,13 +464,7 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      let produced: KubeObject;
-      try {
-        produced = produce(cur ? this.present(cur.object) : undefined);
-      } catch (err) {
-        throw this.shapeError(err);
-      }
-      let obj = deepCopy(produced);
+      let obj = deepCopy(produce(cur ? this.present(cur.object) : undefined));
       this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
@@ -585,7 +565,7 @@ export class ResourceStore {
       if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
     } catch (err) {
       undo?.();
-      throw this.shapeError(err);
+      throw err;
     }
     const view = opts.admission;
     if (this.deps.admission) {

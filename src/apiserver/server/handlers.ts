@@ -9,14 +9,13 @@ import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defaultWriteContext, type WriteContext } from "../rest/context.js";
-import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } from "../rest/options.js";
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
 import { decodeObjectBody, readBody } from "./body.js";
+import { decodePatchedObject, decodeRequestBody, type DecodeTarget } from "../decode/request.js";
 import { includeObjectOf, renderList, renderObject } from "./convert.js";
 import type { HandlerEnv } from "./env.js";
-import { checkUnknownFields } from "./fieldcheck.js";
 import { negotiateEncoding, negotiateObject, prefersProtobuf, type ObjectRepresentation } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
@@ -33,6 +32,9 @@ import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
 const scaleGK = { group: "autoscaling", kind: "Scale" };
+const scaleKind: DecodeTarget = { group: "autoscaling", version: "v1", kind: "Scale" };
+const bindingKind: DecodeTarget = { group: "", version: "v1", kind: "Binding" };
+const evictionKind: DecodeTarget = { group: "policy", version: "v1", kind: "Eviction" };
 
 /** Subresources that only take a POST (a create of another kind). */
 const createOnlySubresources = new Set(["binding", "eviction", "token"]);
@@ -57,9 +59,15 @@ function userAgent(req: IncomingMessage): string {
   return String(req.headers["user-agent"] ?? "");
 }
 
-async function decodeBody(env: HandlerEnv, req: IncomingMessage): Promise<{ object: KubeObject; warnings: string[] }> {
+/** Reads a body and decodes it as an object of `target`'s kind, as the Go struct would be (decode/). */
+async function decodeBody(env: HandlerEnv, req: IncomingMessage, target: DecodeTarget, ctx: WriteContext): Promise<{ object: KubeObject; warnings: string[] }> {
   const buf = await readBody(req, env.maxBodyBytes);
-  return decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf);
+  return decodeRequestBody(buf, req.headers["content-type"], target, ctx.fieldValidation, env.decodeProtobuf);
+}
+
+function kindOf(store: ResourceStore): DecodeTarget {
+  const n = store.strategy.names;
+  return { group: n.group, version: n.version, kind: n.kind };
 }
 
 function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOptions" | "PatchOptions", req: IncomingMessage): WriteContext {
@@ -141,9 +149,9 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
-    const body = await decodeBody(env, req);
-    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
-    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    // Decoded as the kind's Go struct (TypeMeta and ObjectMeta included): wrong types are 400s here.
+    const body = await decodeBody(env, req, kindOf(store), ctx);
+    ctx.warnings.push(...body.warnings);
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
     setWarnings(res, ctx.warnings);
@@ -154,16 +162,15 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     if (name === undefined) throw methodNotAllowed();
     requireVerb(store, "update");
     const ctx = writeContextFor(q, "UpdateOptions", req);
-    const body = await decodeBody(env, req);
+    const body = await decodeBody(env, req, sub === "scale" ? scaleKind : kindOf(store), ctx);
     if (sub === "scale") {
       const scale = body.object;
-      ctx.warnings.push(...checkUnknownFields(scale, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
+      ctx.warnings.push(...body.warnings);
       const r = await updateScale(store, ns, name, () => scale, ctx);
       setWarnings(res, ctx.warnings);
       return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
-    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
-    ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
+    ctx.warnings.push(...body.warnings);
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") {
@@ -184,34 +191,39 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const ctx = writeContextFor(q, "PatchOptions", req);
     if (type === "apply") return serveApply(store, { namespace: ns, name, subresource: sub, query: q, body: await readBody(req, env.maxBodyBytes), ctx }, res);
     rejectForceWithoutApply(q);
-    const patch = parsePatchBody(await readBody(req, env.maxBodyBytes));
+    const patchBuf = await readBody(req, env.maxBodyBytes);
+    const patch = parsePatchBody(patchBuf);
+    const patchText = ctx.fieldValidation === "Ignore" ? undefined : patchBuf.toString("utf8");
     const names = store.strategy.names;
+    let warned = false;
+    // The patched object decoded as the Go struct; warnings of the first attempt only (retries repeat them).
+    const decodePatched = (patched: KubeObject, target: DecodeTarget): KubeObject => {
+      const warnings: string[] = [];
+      const out = decodePatchedObject({ type: type as "json" | "merge" | "strategic", patched, patch, patchText, mode: ctx.fieldValidation, warnings }, target);
+      if (!warned) ctx.warnings.push(...warnings);
+      warned = true;
+      return out;
+    };
     if (sub === "scale") {
       const r = await updateScale(
         store,
         ns,
         name,
         (current) => {
-          const patched = applyPatch(type, current, patch, { group: "autoscaling", version: "v1", kind: "Scale" });
-          ctx.warnings.push(...checkUnknownFields(patched, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
-          return patched;
+          return decodePatched(applyPatch(type, current, patch, scaleKind), scaleKind);
         },
         ctx,
       );
       setWarnings(res, ctx.warnings);
       return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
-    let warned = false;
     const r = await store.update(
       ns,
       name,
       (current) => {
         if (!current) throw StatusError.notFound(store.gr, name);
-        const patched = applyPatch(type, current, patch, { group: names.group, version: names.version, kind: names.kind });
-        const w = checkUnknownFields(patched, names.group, names.kind, ctx.fieldValidation);
-        if (!warned) ctx.warnings.push(...w);
-        warned = true;
-        return patched;
+        const target = { group: names.group, version: names.version, kind: names.kind };
+        return decodePatched(applyPatch(type, current, patch, target), target);
       },
       ctx,
       sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]
@@ -299,7 +311,11 @@ async function serveEviction(
   rep: ObjectRepresentation,
 ): Promise<void> {
   const ctx = writeContextFor(q, "CreateOptions", req);
-  const body = await decodeBody(env, req);
+  const buf = await readBody(req, env.maxBodyBytes);
+  const decode = (target: DecodeTarget) => decodeRequestBody(buf, req.headers["content-type"], target, ctx.fieldValidation, env.decodeProtobuf);
+  let body = decode(evictionKind);
+  // A policy/v1beta1 Eviction is still accepted (as upstream): decoded as that version's struct.
+  if (body.object.apiVersion === "policy/v1beta1") body = decode({ ...evictionKind, version: "v1beta1" });
   const apiVersion = body.object.apiVersion;
   if (body.object.kind !== undefined && body.object.kind !== "Eviction") {
     throw StatusError.badRequest(`${body.object.kind} in version "v1" cannot be handled as a Eviction: the kind of the object does not match the endpoint`);
@@ -307,7 +323,7 @@ async function serveEviction(
   if (apiVersion !== undefined && apiVersion !== "policy/v1" && apiVersion !== "policy/v1beta1") {
     throw StatusError.badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (policy/v1)`);
   }
-  ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, "policy", "Eviction", ctx.fieldValidation));
+  ctx.warnings.push(...body.warnings);
   const status = await evictPod(
     { pods, podDisruptionBudgets: env.registry.lookup("policy", "v1", "poddisruptionbudgets"), clock: env.clock },
     ns ?? "",
@@ -331,7 +347,7 @@ async function serveBinding(
   rep: ObjectRepresentation,
 ): Promise<void> {
   const ctx = writeContextFor(q, "CreateOptions", req);
-  const body = await decodeBody(env, req);
+  const body = await decodeBody(env, req, bindingKind, ctx);
   const node = bindingTarget(body.object, name);
   // pods/binding is a CREATE of a v1 Binding as admission sees it.
   await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock), admission: bindingAdmission(body.object) });

@@ -15,8 +15,6 @@ import {
 import { parseMediaType } from "./negotiate.js";
 import { parseJSON } from "./body.js";
 import { checkValueBounds, NestingTooDeepError } from "./decodelimits.js";
-import { fieldErrors } from "../../apimachinery/fielderrors.js";
-import { checkObjectMetaTypes, FieldTypeError } from "../rest/metatypes.js";
 
 export type ServedPatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -119,12 +117,7 @@ export function applyPatch(
   if (typeof out !== "object" || out === null || Array.isArray(out)) {
     throw StatusError.badRequest("the patched document is not a JSON object");
   }
-  try {
-    checkObjectMetaTypes(out as Record<string, unknown>, gvk.kind);
-  } catch (err) {
-    // Upstream decodes the patched JSON into the kind's struct: a failure is a 422 on "patch".
-    if (err instanceof FieldTypeError) throw StatusError.invalid({ group: "", kind: "" }, "", [fieldErrors.invalid("patch", JSON.stringify(out), err.message)]);
-    throw err;
-  }
+  // Its types (ObjectMeta's too) are checked by decoding it as the kind's struct (decode/request.ts
+  // decodePatchedObject), in the dialect of the patch type, as upstream's patchers do.
   return out as KubeObject;
 }

@@ -61,7 +61,7 @@ export interface RequestHandlerOptions {
    * Serves resource requests that are not stored objects (reviews, TokenRequest); true when
    * handled. A plain false (no promise) for the requests it does not serve.
    */
-  intercept?: (req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo) => boolean | Promise<boolean>;
+  intercept?: (req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, url: RequestURL) => boolean | Promise<boolean>;
 }
 
 const healthPaths = new Set(["/healthz", "/livez", "/readyz", "/healthz/ping", "/livez/ping", "/readyz/ping"]);
@@ -127,7 +127,7 @@ export function createRequestHandler(opts: RequestHandlerOptions): (req: Incomin
       }
       case "resource":
         if (opts.intercept) {
-          const handled = opts.intercept(req, res, p.info);
+          const handled = opts.intercept(req, res, p.info, url);
           if (handled === true || (handled !== false && (await handled))) return;
         }
         return handleResource(env, req, res, url, p.info);

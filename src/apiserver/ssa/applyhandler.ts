@@ -10,8 +10,8 @@ import type { WriteContext } from "../rest/context.js";
 import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
-import { parseYAML } from "../server/body.js";
-import { checkUnknownFields } from "../server/fieldcheck.js";
+import { applyStrictCheck, builtinKind, decodeAppliedObject, decodeCustomResourceMetadata, parseApplyBody, sameKind } from "../decode/request.js";
+import { objectGVKNN, validateApplyConfiguration } from "../decode/smd.js";
 import { setWarnings, writeJSON } from "../server/respond.js";
 
 const patchOptionsGK = { group: "meta.k8s.io", kind: "PatchOptions" };
@@ -21,15 +21,6 @@ export function rejectForceWithoutApply(q: URLSearchParams): void {
   if (q.has("force")) {
     throw StatusError.invalid(patchOptionsGK, "", [fieldErrors.forbidden("force", "may not be specified for non-apply patch")]);
   }
-}
-
-/** Parses an apply body (YAML; JSON is YAML) into an object; 400 otherwise. */
-export function parseApplyBody(body: Buffer): KubeObject {
-  const v = parseYAML(body, "error decoding YAML", { uniqueKeys: true });
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw StatusError.badRequest("error decoding patch: the apply configuration must be an object");
-  }
-  return v as KubeObject;
 }
 
 export interface ApplyRequest {
@@ -53,11 +44,17 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
   if (r.subresource !== undefined && r.subresource !== "status") {
     throw StatusError.badRequest(`server-side apply to the ${r.subresource} subresource is not supported by this server`);
   }
-  const config = parseApplyBody(r.body);
+  const { config, duplicates } = parseApplyBody(r.body);
   const names = store.strategy.names;
-  requireObjectMetaTypes(config, names.kind, names.version);
+  const target = { group: names.group, version: names.version, kind: names.kind };
   const ctx = r.ctx;
-  ctx.warnings.push(...checkUnknownFields(config, names.group, names.kind, ctx.fieldValidation));
+  // structured-merge-diff's typed conversion of the configuration: unknown fields and wrong
+  // types fail the request whatever fieldValidation says (it only governs duplicate keys here).
+  if (sameKind(config, target)) validateApplyConfiguration(config as Record<string, unknown>, target);
+  if (!builtinKind(target)) decodeCustomResourceMetadata(config, target, ctx.fieldValidation, ctx.warnings);
+  // TypeMeta and ObjectMeta of the right JSON types whatever the kind (a 400 otherwise).
+  requireObjectMetaTypes(config, names.kind, names.version);
+  const gvknn = objectGVKNN(config as Record<string, unknown>, target);
   ctx.applied = true;
   ctx.fieldManager = manager;
   const result = await store.update(
@@ -71,7 +68,9 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
       if (!current && (cfg.apiVersion === undefined || cfg.kind === undefined)) {
         throw StatusError.badRequest("apiVersion and kind are required for server-side apply");
       }
-      return tracker.apply(current, cfg, { manager, force, subresource: r.subresource });
+      const applied = decodeAppliedObject(tracker.apply(current, cfg, { manager, force, subresource: r.subresource }), target, gvknn);
+      applyStrictCheck(duplicates, ctx.fieldValidation, ctx.warnings);
+      return applied;
     },
     ctx,
     r.subresource === "status" ? { subresource: "status" } : { createIfMissing: true },

@@ -1,14 +1,12 @@
 /**
- * Unknown-field detection for fieldValidation (Strict → 400, Warn → Warning headers, Ignore).
- *
- * Shallow for now: the top-level fields of each served kind and the fields of ObjectMeta are
- * checked; nested fields (inside spec/status) are not, until full schemas are available.
- * Unknown fields are removed from the object, as decoding into typed structs does upstream.
+ * The shallow check that request bodies of built-in kinds got before schema-driven decoding
+ * (src/apiserver/server/fieldcheck.ts as main had it, kept here only as the baseline of
+ * bench/apiserver/decode): top-level and ObjectMeta unknown fields. Not shipped.
  */
-import { StatusError } from "../../apimachinery/errors.js";
-import type { KubeObject } from "../../apimachinery/types.js";
-import type { FieldValidationMode } from "../rest/options.js";
-import { objectMetaFieldNames } from "../crd/prune.js";
+import { StatusError } from "../../src/apimachinery/errors.js";
+import type { KubeObject } from "../../src/apimachinery/types.js";
+import type { FieldValidationMode } from "../../src/apiserver/rest/options.js";
+import { objectMetaFieldNames } from "../../src/apiserver/crd/prune.js";
 
 
 const specStatus = ["spec", "status"];
