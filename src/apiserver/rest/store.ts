@@ -484,11 +484,7 @@ export class ResourceStore {
           throw err;
         }
       }
-      try {
-        obj = await this.intakeUpdate(obj, cur.object, ctx, opts, name);
-      } catch (err) {
-        throw this.shapeError(err);
-      }
+      obj = await this.intakeUpdate(obj, cur.object, ctx, opts, name);
       try {
         const object = await this.updateExisting(key, cur, obj, ctx, opts);
         return { object: this.present(object), created: false };
