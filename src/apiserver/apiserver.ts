@@ -25,6 +25,8 @@ import type { HandlerEnv, TableConverter } from "./server/env.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
+import { writeError } from "./server/respond.js";
+import { ApiServerMetrics, instrumentRequests } from "./metrics/index.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
@@ -59,6 +61,8 @@ export interface ApiServerConfig {
    * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
    */
   csrSigningCA?: CertificateAndKey;
+  /** The server's own metrics on /metrics (metrics/); default true. */
+  metrics?: boolean;
 }
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
@@ -82,13 +86,16 @@ export class ApiServer {
   private http: Server | undefined;
   private address = "127.0.0.1:0";
   private readonly handler: ReturnType<typeof createRequestHandler>;
+  /** kube-apiserver's request, watch and storage metrics, served on /metrics (absent when disabled). */
+  readonly metrics: ApiServerMetrics | undefined;
+  private stopMetrics: (() => void) | undefined;
 
   constructor(private readonly config: ApiServerConfig) {
     this.clock = config.clock ?? realClock;
     this.fieldManager = new FieldManager({ clock: this.clock });
     this.storage = config.dataDir
-      ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
-      : new MemoryStorage(config.storage);
+      ? SqliteStorage.open(config.dataDir, { clock: this.clock, ...config.storage, ...config.persistence })
+      : new MemoryStorage({ clock: this.clock, ...config.storage });
     this.ips = new IPAllocator(config.serviceCIDR);
     const guard = namespaceGuard(this.storage);
     this.customResources = new CustomResourceController({
@@ -148,7 +155,10 @@ export class ApiServer {
       serviceAccounts: this.registry.byGroupResource("", "serviceaccounts"),
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
     });
+    this.metrics = config.metrics === false ? undefined : new ApiServerMetrics();
+    const metrics = this.metrics;
     const env: HandlerEnv = {
+      watchEvents: metrics ? (g, v, r) => metrics.watchEventCounter(g, v, r) : undefined,
       registry: this.registry,
       clock: this.clock,
       decodeProtobuf: config.decodeProtobuf,
@@ -157,7 +167,7 @@ export class ApiServer {
       watch: { clock: this.clock, ...config.watch },
     };
     const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: this.registry.generation, served: this.registry.served() })) : undefined;
-    this.handler = createRequestHandler({
+    const handler = createRequestHandler({
       env,
       openapi,
       maxInFlight: config.maxInFlight,
@@ -166,6 +176,9 @@ export class ApiServer {
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
       intercept: this.access ? (req, res, info) => this.access!.intercept(req, res, info) : undefined,
     });
+    this.handler = metrics
+      ? instrumentRequests(metrics, handler, { authorize: this.access ? (req, url) => this.access!.guard(req, url) : undefined, writeError })
+      : handler;
   }
 
   /** `approve` / `sign` on certificates.k8s.io signers, through RBAC (undefined without access control). */
@@ -201,6 +214,7 @@ export class ApiServer {
     const addr = server.address() as AddressInfo;
     const urlHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.address = `${urlHost}:${addr.port}`;
+    this.stopMetrics = await this.metrics?.observeStorage(this.storage);
     for (const svc of (await this.storage.list("/registry/core/services/")).items) recordExistingService(svc.object, this.ips, this.ports);
     await bootstrapCluster(
       {
@@ -221,6 +235,7 @@ export class ApiServer {
     await this.clusterAPIs.stop();
     await this.controllers.stop();
     await this.access?.stop();
+    this.stopMetrics?.();
     await this.storage.close();
     const server = this.http;
     if (!server) return;

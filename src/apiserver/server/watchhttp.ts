@@ -55,12 +55,14 @@ export async function serveWatch(
   // Selector errors must become HTTP errors before the stream starts.
   store.predicate(opts.labelSelector, opts.fieldSelector);
   const events = watchCollection(store, namespace, opts, env.watch, ac.signal);
+  const sent = env.watchEvents?.(store.gr.group, store.strategy.names.version, store.gr.resource);
   res.writeHead(200, { "Content-Type": contentTypeFor(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
   try {
     for await (const ev of events) {
       if (ac.signal.aborted) break;
       const ok = res.write(encode(env, store, ev, rep, include));
+      sent?.inc();
       if (!ok) {
         await new Promise<void>((resolve) => {
           const done = () => {
