@@ -31,7 +31,7 @@ describe("metric vectors", () => {
   it("runs collect before every read and rejects a wrong number of label values", async () => {
     const r = new Registry();
     let n = 0;
-    const g = new GaugeVec({ name: "g", help: "gs", labelNames: ["k"], registers: [r], collect: () => g.child("c").set(++n) });
+    const g: GaugeVec<"k"> = new GaugeVec({ name: "g", help: "gs", labelNames: ["k"], registers: [r], collect: (): void => g.child("c").set(++n) });
     expect(await r.metrics()).toContain('g{k="c"} 1');
     expect((await r.getMetricsAsJSON())[0].values).toEqual([{ value: 2, labels: { k: "c" } }]);
     expect(() => g.child("a", "b")).toThrow(/2 label values for 1 labels/);
