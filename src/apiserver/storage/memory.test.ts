@@ -255,4 +255,29 @@ describe("MemoryStorage", () => {
     await s.create("/r/cm/default/b", cm("b"));
     expect(seen).toEqual([`ADDED /r/cm/default/a ${a.rev}`, `MODIFIED /r/cm/default/a ${a.rev + 1}`, `DELETED /r/cm/default/a ${a.rev + 2}`]);
   });
+
+  it("pages with the remaining counts of a full scan, also when writes happen between pages", async () => {
+    const s = new MemoryStorage({ historySize: 100_000 });
+    for (let i = 0; i < 2000; i++) await s.create(`/r/cm/default/c${String(i).padStart(5, "0")}`, cm(`c${i}`));
+    const rev = s.currentRevision();
+    let start: string | undefined;
+    let seen = 0;
+    for (let page = 0; ; page++) {
+      const r = await s.list("/r/cm/", { revision: rev, startKey: start, limit: 300 });
+      seen += r.items.length;
+      // Writes after the list's revision change nothing of it.
+      await s.create(`/r/cm/default/late${page}`, cm(`late${page}`));
+      await s.delete(`/r/cm/default/c${String(page * 7).padStart(5, "0")}`);
+      if (!r.nextKey) {
+        expect(r.remainingItemCount).toBeUndefined();
+        break;
+      }
+      expect(r.remainingItemCount).toBe(2000 - seen);
+      // A fresh store scan from the same key agrees.
+      const scanned = await s.list("/r/cm/", { revision: rev, startKey: r.items[r.items.length - 1].key + "\x01", limit: 1 });
+      expect((scanned.remainingItemCount ?? 0) + scanned.items.length).toBe(2000 - seen);
+      start = r.nextKey;
+    }
+    expect(seen).toBe(2000);
+  });
 });

@@ -202,6 +202,20 @@ export class MemoryStorage implements Storage {
       items.push({ key, rev: v.rev, object: v.object });
     }
     const result: ListResult = { items, revision: at };
+    if (items.length >= limit && !req.predicate) {
+      // A page continuing the previous one (same prefix and revision, starting right after its
+      // last key): its remaining count follows from the previous page's, without a rescan.
+      const before = req.startKey !== undefined ? this.takeRemaining(prefix, at, req.startKey) : undefined;
+      if (before !== undefined) {
+        const remaining = before - items.length;
+        if (remaining > 0) {
+          result.nextKey = items[items.length - 1].key + "\x00";
+          result.remainingItemCount = remaining;
+          this.keepRemaining(prefix, at, result.nextKey, remaining);
+        }
+        return result;
+      }
+    }
     if (items.length >= limit) {
       // More to come only if some later key under the prefix is live at `at`.
       let remaining = 0;
@@ -215,10 +229,31 @@ export class MemoryStorage implements Storage {
       }
       if (remaining > 0) {
         result.nextKey = items[items.length - 1].key + "\x00";
-        if (!req.predicate) result.remainingItemCount = remaining;
+        if (!req.predicate) {
+          result.remainingItemCount = remaining;
+          this.keepRemaining(prefix, at, result.nextKey, remaining);
+        }
       }
     }
     return result;
+  }
+
+  /**
+   * Remaining counts of recent pages, by prefix, revision and continue key, so that paging
+   * through N keys costs O(N) rather than a rescan of everything left on every page (a
+   * revision's state never changes, so a count stays right while that revision is readable).
+   * Bounded: the oldest entries go first. A page whose start is not in it is counted by a scan.
+   */
+  private readonly remainingCounts = new Map<string, number>();
+
+  private keepRemaining(prefix: string, rev: number, nextKey: string, remaining: number): void {
+    const m = this.remainingCounts;
+    if (m.size >= 1024) m.delete(m.keys().next().value as string);
+    m.set(`${rev}\x00${prefix}\x00${nextKey}`, remaining);
+  }
+
+  private takeRemaining(prefix: string, rev: number, startKey: string): number | undefined {
+    return this.remainingCounts.get(`${rev}\x00${prefix}\x00${startKey}`);
   }
 
   async create(key: string, obj: KubeObject): Promise<StoredObject> {
