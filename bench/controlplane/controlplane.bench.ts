@@ -1,0 +1,330 @@
+/**
+ * bench/controlplane: the whole embedded control plane, as `kubeloop up` runs it
+ * (`startControlPlane`: API server over HTTPS, Application, Deployment, ReplicaSet, garbage
+ * collector, Endpoints controllers and the simulated kubelet, one process — role "controlplane"),
+ * driven by a client in a process of its own (role "driver": KubeClient over the kubeconfig the
+ * control plane wrote, one informer to see progress). A fresh control plane per round (state
+ * must not carry over); rounds rotated with the peer, round 0 warms up.
+ *
+ * (a) APPS (default 1,000; BENCH_APPS) Applications, 1–3 replicas each (1 + i mod 3), created at
+ *     once (50 in flight) → every Application Available with its status current
+ *     (observedGeneration = generation, availableReplicas = replicas). Peer: the same client
+ *     creating the same children directly (APPS Deployments and APPS Services, 2 writers: the
+ *     Application controller's worker count) against an API server with no controllers. Beside
+ *     it, the writes the server counted (apiserver_request_total, successful write verbs, by
+ *     resource, per Application; kubeloop_apiserver_noop_writes_total: writes that changed
+ *     nothing) over the run — cluster-wide, every component.
+ * (b) one REPLICAS-replica (default 1,000; BENCH_REPLICAS) Deployment: create → every replica
+ *     ready, then a new image → the 25 %/25 % rollout complete. Peer: the same client creating
+ *     and then deleting REPLICAS pods directly (64 in flight) against the same kind of server.
+ *
+ * The simulated kubelet keeps upstream-like defaults scaled by `kubeloop up`'s speed factor, on 30
+ * nodes (room for every pod); heartbeats off so the write counts are the flow's own.
+ */
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Pod, Service } from "kubernetes-types/core/v1.js";
+import type { TypedObject } from "../../src/apimachinery/types.js";
+import type { ResourceDescriptor } from "../../src/client/interfaces.js";
+import { KubeClient } from "../../src/client/kubeclient.js";
+import { builtin } from "../../src/client/typed.js";
+import { startControlPlane, type ControlPlaneOptions } from "../../src/controlplane/index.js";
+import { applicationsResource, newDeployment, newService, type Application } from "../../src/controllers/application/index.js";
+import { SharedIndexInformer } from "../../src/informers/sharedinformer.js";
+import { cpuSeconds, figure, median, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
+import { measured, Proc } from "../proc.js";
+import { writesBetween } from "../servers.js";
+
+const APPS = Number(process.env.BENCH_APPS ?? 1000);
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1000);
+const NODES = 30;
+const APP_CONCURRENCY = 50;
+const POD_CONCURRENCY = 64;
+const TIMEOUT_MS = 600_000;
+
+const kubelet = { nodes: NODES, heartbeatIntervalMs: 0 };
+
+function app(i: number): Application & TypedObject {
+  return {
+    apiVersion: "kubeloop.dev/v1alpha1",
+    kind: "Application",
+    metadata: { name: `app-${i}`, namespace: "default" },
+    spec: { image: "nginx:1.27", replicas: 1 + (i % 3), ports: [{ containerPort: 80 }], service: { port: 80 } },
+  } as Application & TypedObject;
+}
+
+function isCurrent(a: Application): boolean {
+  const st = a.status;
+  return (
+    st?.observedGeneration === a.metadata?.generation &&
+    st?.availableReplicas === a.spec?.replicas &&
+    st?.conditions?.some((c) => c.type === "Available" && c.status === "True") === true
+  );
+}
+
+async function inParallel(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
+    }),
+  );
+}
+
+/** Watches `resource` in `namespace` until `done(objects)` holds (checked on every event). */
+async function watchUntil<T extends TypedObject>(client: KubeClient, resource: ResourceDescriptor, namespace: string, what: string, done: (objs: readonly T[]) => boolean) {
+  const informer = new SharedIndexInformer<T>(client.resource<T>(resource, namespace));
+  const ac = new AbortController();
+  let resolve!: () => void;
+  const reached = new Promise<void>((r) => (resolve = r));
+  const check = () => {
+    if (informer.hasSynced() && done(informer.getIndexer().list())) resolve();
+  };
+  informer.addEventHandler({ onAdd: check, onUpdate: check, onDelete: check });
+  const running = informer.run(ac.signal);
+  const timer = setInterval(check, 50);
+  return {
+    synced: () => informer.waitForSync(ac.signal),
+    reached: async () => {
+      let timeout: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await Promise.race([reached, new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`${what}: not reached after ${TIMEOUT_MS} ms`)), TIMEOUT_MS)))]);
+      } finally {
+        clearTimeout(timeout);
+      }
+    },
+    stop: async () => {
+      clearInterval(timer);
+      ac.abort();
+      await running;
+    },
+  };
+}
+
+async function scrape(client: KubeClient): Promise<string> {
+  return (await client.transport.request({ method: "GET", path: "/metrics" })).body.toString();
+}
+
+export const roles = {
+  controlplane: async (p: { options: ControlPlaneOptions }) => {
+    const cp = await startControlPlane({ port: 0, ...p.options });
+    await cp.ready;
+    return { kubeconfigPath: () => cp.api.kubeconfigPath, stop: () => cp.stop() };
+  },
+
+  driver: (p: { kubeconfigPath: string }) => {
+    const client = KubeClient.fromKubeconfig({ kubeconfigPath: p.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1 } });
+    return {
+      /** (a): creates the Applications and waits until each is Available and current. */
+      applications: async (n: number) => {
+        const before = await scrape(client);
+        const w = await watchUntil<Application & TypedObject>(client, applicationsResource, "default", "applications", (objs) => {
+          let current = 0;
+          for (const a of objs) if (isCurrent(a)) current++;
+          return current >= n;
+        });
+        await w.synced();
+        const t0 = performance.now();
+        const apps = client.resource<Application & TypedObject>(applicationsResource, "default");
+        await inParallel(n, APP_CONCURRENCY, (i) => apps.create(app(i)));
+        await w.reached();
+        const ms = performance.now() - t0;
+        await w.stop();
+        // Let the last status writes and events land before counting.
+        await new Promise((r) => setTimeout(r, 1000));
+        return { ms, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (a)'s peer: the Applications' children created directly, 2 writers. */
+      children: async (n: number) => {
+        const deployments = client.resource<Deployment & TypedObject>(builtin.deployments, "default");
+        const services = client.resource<Service & TypedObject>(builtin.services, "default");
+        const t0 = performance.now();
+        await inParallel(n, 2, async (i) => {
+          const a = app(i);
+          a.metadata = { ...a.metadata, uid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` };
+          await deployments.create(newDeployment(a) as Deployment & TypedObject);
+          await services.create(newService(a)! as Service & TypedObject);
+        });
+        return { ms: performance.now() - t0 };
+      },
+      /** (b): one Deployment of `replicas` → all ready, then a new image → rollout complete. */
+      deployment: async (replicas: number) => {
+        const before = await scrape(client);
+        const name = "big";
+        const complete = (image: string) => (objs: readonly (Deployment & TypedObject)[]) => {
+          const d = objs.find((o) => o.metadata?.name === name);
+          const st = d?.status;
+          return (
+            d !== undefined &&
+            d.spec?.template?.spec?.containers?.[0]?.image === image &&
+            st?.observedGeneration === d.metadata?.generation &&
+            st?.updatedReplicas === replicas &&
+            st?.readyReplicas === replicas &&
+            st?.availableReplicas === replicas &&
+            (st?.replicas ?? 0) === replicas
+          );
+        };
+        const labels = { app: name };
+        const dep: Deployment & TypedObject = {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name, namespace: "default" },
+          spec: {
+            replicas,
+            selector: { matchLabels: labels },
+            strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
+            template: { metadata: { labels }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
+          },
+        } as Deployment & TypedObject;
+        const deployments = client.resource<Deployment & TypedObject>(builtin.deployments, "default");
+        let w = await watchUntil(client, builtin.deployments, "default", "deployment ready", complete("nginx:1.27"));
+        await w.synced();
+        const t0 = performance.now();
+        await deployments.create(dep);
+        await w.reached();
+        const readyMs = performance.now() - t0;
+        await w.stop();
+        w = await watchUntil(client, builtin.deployments, "default", "rollout complete", complete("nginx:1.28"));
+        await w.synced();
+        const t1 = performance.now();
+        await deployments.patch(name, "strategic", JSON.stringify({ spec: { template: { spec: { containers: [{ name: "web", image: "nginx:1.28" }] } } } }));
+        await w.reached();
+        const rolloutMs = performance.now() - t1;
+        await w.stop();
+        return { readyMs, rolloutMs, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (b)'s peer: `n` pods created, then deleted, directly. */
+      pods: async (n: number) => {
+        const pods = client.resource<Pod & TypedObject>(builtin.pods, "default");
+        const t0 = performance.now();
+        await inParallel(n, POD_CONCURRENCY, (i) =>
+          pods.create({ apiVersion: "v1", kind: "Pod", metadata: { name: `direct-${i}`, labels: { app: "direct" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } } as Pod & TypedObject),
+        );
+        const createMs = performance.now() - t0;
+        const t1 = performance.now();
+        await inParallel(n, POD_CONCURRENCY, (i) => pods.delete(`direct-${i}`, { gracePeriodSeconds: 0 }));
+        return { createMs, deleteMs: performance.now() - t1 };
+      },
+      cpu: () => cpuSeconds(),
+      stop: () => client.close(),
+    };
+  },
+};
+
+const here = import.meta.url;
+const log = (m: string) => progress("controlplane", m);
+
+/** Starts a fresh control plane and a driver, runs `fn`, and stops both. */
+async function withCluster<T>(label: string, options: ControlPlaneOptions, fn: (driver: Proc, cp: Proc) => Promise<T>): Promise<T> {
+  const cp = await Proc.start(here, "controlplane", { options }, { label });
+  let driver: Proc | undefined;
+  try {
+    driver = await Proc.start(here, "driver", { kubeconfigPath: await cp.call<string>("kubeconfigPath") }, { label: "driver" });
+    return await fn(driver, cp);
+  } finally {
+    await driver?.stop();
+    await cp.stop();
+  }
+}
+
+type Writes = ReturnType<typeof writesBetween>;
+
+const perApp = (w: Writes, n: number) =>
+  Object.entries(w.writes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
+    .join(", ");
+
+const bench: Benchmark = {
+  name: "controlplane",
+  async run(): Promise<Figure[]> {
+    const rounds = roundsFromEnv();
+    const figures: Figure[] = [];
+
+    // (a) Applications.
+    let lastWrites: Writes | undefined;
+    const appWrites: number[] = [];
+    const appNoop: number[] = [];
+    const a = await rotate(
+      {
+        ours: (round) =>
+          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
+            if (round > 0) {
+              lastWrites = m.result;
+              appWrites.push(m.result.total / APPS);
+              appNoop.push(m.result.noopTotal);
+            }
+            return { value: m.result.ms, cpu: m.cpu, work: APPS, wallMs: m.wallMs } satisfies Sample;
+          }),
+        peer: () =>
+          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
+            return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
+          }),
+      },
+      { rounds, onRound: (r) => log(`${APPS} Applications: round ${r}${r === 0 ? " (warm-up)" : ""} done`) },
+    );
+    figures.push(
+      figure({
+        name: `${APPS} Applications (1–3 replicas) → all Available, full control plane`,
+        unit: "ms",
+        higherIsBetter: false,
+        ours: a.ours,
+        peer: a.peer,
+        peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
+        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+        note: lastWrites
+          ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(lastWrites, APPS)}; total ${(lastWrites.total / APPS).toFixed(2)} (median over rounds ${median(appWrites).toFixed(2)}); no-op writes counted by the server: ${median(appNoop)} (median); goal ≤ 8 s on 2 cores`
+          : undefined,
+      }),
+    );
+
+    // (b) one big Deployment.
+    let bigWrites: Writes | undefined;
+    const rollout: Sample[] = [];
+    const direct: Sample[] = [];
+    const b = await rotate(
+      {
+        ours: (round) =>
+          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
+            bigWrites = m.result;
+            if (round > 0) rollout.push({ value: m.result.rolloutMs });
+            return { value: m.result.readyMs, cpu: m.cpu, wallMs: m.wallMs };
+          }),
+        peer: (round) =>
+          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
+            if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
+            return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
+          }),
+      },
+      { rounds, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r}${r === 0 ? " (warm-up)" : ""} done`) },
+    );
+    figures.push(
+      figure({
+        name: `${REPLICAS}-replica Deployment: create → all ready`,
+        unit: "ms",
+        higherIsBetter: false,
+        ours: b.ours,
+        peer: b.peer,
+        peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
+        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+        goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
+        note: bigWrites ? `API writes, create + rollout (last round): ${perApp(bigWrites, 1)}` : undefined,
+      }),
+      figure({
+        name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete`,
+        unit: "ms",
+        higherIsBetter: false,
+        ours: rollout,
+        peer: direct,
+        peerName: `direct create + delete of ${REPLICAS} pods`,
+        goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
+      }),
+    );
+    return figures;
+  },
+};
+
+export default bench;
