@@ -73,7 +73,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
     transform: dropManagedFields as (o: TypedObject) => TypedObject,
-    onError: (message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message),
+    logger,
   });
   const registry = new Registry();
   const broadcaster = new EventBroadcaster({ clock: opts.clock, registry });

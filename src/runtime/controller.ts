@@ -34,7 +34,7 @@ import type { RateLimiter } from "../workqueue/ratelimiters.js";
 import { RateLimitingQueue } from "../workqueue/ratelimiting.js";
 import { defaultLogger } from "./logging.js";
 import type { Logger } from "./logging.js";
-import { controllerCollectors, reconcileResultLabels } from "./metrics.js";
+import { controllerCollectors, isReconcilePanic, isTerminalReconcileError, reconcileResultLabels } from "./metrics.js";
 import type { ReconcileResultLabel } from "./metrics.js";
 
 export interface ReconcileResult {
@@ -121,6 +121,8 @@ export class Controller {
   private readonly metrics: {
     total: Record<ReconcileResultLabel, { inc(): void }>;
     errors: { inc(): void };
+    panics: { inc(): void };
+    terminal: { inc(): void };
     time: { observe(v: number): void };
     active: { inc(): void; dec(): void; set(v: number): void };
     maxConcurrent: { set(v: number): void };
@@ -150,10 +152,14 @@ export class Controller {
       c.reconcileTotal.inc({ controller, result }, 0);
     }
     c.reconcileErrors.inc({ controller }, 0);
+    c.reconcilePanics.inc({ controller }, 0);
+    c.terminalReconcileErrors.inc({ controller }, 0);
     c.activeWorkers.set({ controller }, 0);
     this.metrics = {
       total,
       errors: c.reconcileErrors.labels({ controller }),
+      panics: c.reconcilePanics.labels({ controller }),
+      terminal: c.terminalReconcileErrors.labels({ controller }),
       time: c.reconcileTime.labels({ controller }),
       active: c.activeWorkers.labels({ controller }),
       maxConcurrent: c.maxConcurrentReconciles.labels({ controller }),
@@ -331,6 +337,14 @@ export class Controller {
   private handleError(key: ObjectName, err: unknown, log: Logger): void {
     this.metrics.errors.inc();
     this.metrics.total.error.inc();
+    if (isReconcilePanic(err)) this.metrics.panics.inc();
+    if (isTerminalReconcileError(err)) {
+      // controller-runtime: a terminal error is counted and logged, never retried.
+      this.metrics.terminal.inc();
+      this.queue.forget(key);
+      log.error({ err }, "Reconciler error (terminal, not retried)");
+      return;
+    }
     const requeues = this.queue.numRequeues(key);
     if (this.maxRetries !== undefined && requeues >= this.maxRetries) {
       this.queue.forget(key);

@@ -37,7 +37,9 @@ import { SharedInformerFactory } from "../informers/factory.js";
 import { LeaderElector } from "../leaderelection/leaderelector.js";
 import { LeaseLock } from "../leaderelection/resourcelock.js";
 import type { Controller } from "./controller.js";
+import { leaderElectionMetrics } from "../leaderelection/metrics.js";
 import { defaultLogger } from "./logging.js";
+import { registerProcessMetrics } from "./metrics.js";
 import type { Logger } from "./logging.js";
 
 export const leasesResource: ResourceDescriptor = {
@@ -194,12 +196,13 @@ export class Manager {
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? defaultLogger();
     this.registry = opts.registry ?? globalRegistry;
+    registerProcessMetrics(this.registry);
     this.gracefulShutdownTimeoutMs = opts.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
     this.informers =
       opts.informers ??
       new SharedInformerFactory(opts.client, {
         clock: this.clock,
-        onError: (message, err) => this.log.error({ err }, message),
+        logger: this.log,
       });
     this.eventBroadcaster = new EventBroadcaster({ clock: this.clock, logger: this.log, registry: this.registry });
     this.identity = (opts.leaderElection && opts.leaderElection.id) || `${hostname()}_${randomUUID()}`;
@@ -311,6 +314,7 @@ export class Manager {
       releaseOnCancel: le.releaseOnCancel,
       clock: this.clock,
       name: lockName,
+      metrics: leaderElectionMetrics(this.registry, le.name),
       onError: (message, err) => this.log.error({ err, lease: lockName }, message),
       callbacks: {
         onStartedLeading: (leaderSignal) => this.onStartedLeading(leaderSignal),

@@ -187,15 +187,18 @@ export const workqueueDurationBuckets: readonly number[] = Object.freeze(
   Array.from({ length: 10 }, (_, i) => Number((1e-6 * 10 ** i).toPrecision(1))),
 );
 
+/** client-go's `name`, and controller-runtime's `controller` (the same value: the queue is named after its controller). */
+type QueueLabel = "name" | "controller";
+
 /** The collectors of one registry, shared by every provider and queue that registers into it. */
 interface Collectors {
-  depth: GaugeVec<"name">;
-  adds: CounterVec<"name">;
-  latency: HistogramVec<"name">;
-  workDuration: HistogramVec<"name">;
-  unfinished: GaugeVec<"name">;
-  longest: GaugeVec<"name">;
-  retries: CounterVec<"name">;
+  depth: GaugeVec<QueueLabel>;
+  adds: CounterVec<QueueLabel>;
+  latency: HistogramVec<QueueLabel>;
+  workDuration: HistogramVec<QueueLabel>;
+  unfinished: GaugeVec<QueueLabel>;
+  longest: GaugeVec<QueueLabel>;
+  retries: CounterVec<QueueLabel>;
   /** Queues' unfinished-work updaters, run before the two unfinished-work gauges are read. */
   updaters: Set<() => void>;
 }
@@ -210,7 +213,7 @@ function collectorsFor(registry: Registry): Collectors {
     for (const u of updaters) u();
   };
   const registers = [registry];
-  const labelNames = ["name"] as const;
+  const labelNames = ["name", "controller"] as const;
   const c: Collectors = {
     depth: new GaugeVec({ name: workqueueMetricNames.depth, help: "Current depth of workqueue", labelNames, registers }),
     adds: new CounterVec({
@@ -264,7 +267,7 @@ function collectorsFor(registry: Registry): Collectors {
 
 /**
  * Work-queue metrics in a prom-client `Registry` (the global one by default), under client-go's
- * names with the label `name`. The seven collectors are registered once per registry and shared,
+ * names with the labels `name` and `controller` (controller-runtime's, both the queue's name). The seven collectors are registered once per registry and shared,
  * so any number of providers and queues (with different names) can use the same registry. The
  * unfinished-work gauges are recomputed from each queue's clock whenever the registry is read.
  * Each queue resolves its children once (metricvec.ts): an add, get or done updates plain numbers,
@@ -278,25 +281,25 @@ export class PrometheusMetricsProvider implements WorkqueueMetricsProvider {
   }
 
   newDepthMetric(name: string): GaugeMetric {
-    return this.c.depth.child(name);
+    return this.c.depth.child(name, name);
   }
   newAddsMetric(name: string): CounterMetric {
-    return this.c.adds.child(name);
+    return this.c.adds.child(name, name);
   }
   newLatencyMetric(name: string): HistogramMetric {
-    return this.c.latency.child(name);
+    return this.c.latency.child(name, name);
   }
   newWorkDurationMetric(name: string): HistogramMetric {
-    return this.c.workDuration.child(name);
+    return this.c.workDuration.child(name, name);
   }
   newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.unfinished.child(name);
+    return this.c.unfinished.child(name, name);
   }
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.longest.child(name);
+    return this.c.longest.child(name, name);
   }
   newRetriesMetric(name: string): CounterMetric {
-    return this.c.retries.child(name);
+    return this.c.retries.child(name, name);
   }
   onCollect(update: () => void): () => void {
     const updaters = this.c.updaters;

@@ -1,7 +1,7 @@
 /**
  * No shape makes the cluster-side strategies, hooks or printers throw (which the server would
  * answer with a 500): starting from upstream's fully populated fixture of each kind
- * (test/fixtures/k8s-api-testdata, copied by scripts/fixtures/testdata.mjs), every field below
+ * (kubernetes/api testdata/HEAD, the copy scripts/protobuf/fixtures.mjs commits), every field below
  * the top level (metadata excepted: ObjectMeta is validated by shared code) is replaced in turn
  * by values of every other JSON type, and the object goes through defaulting, create and update
  * preparation and validation (both directions), status and subresource updates, field sets,
@@ -19,7 +19,7 @@ import { certificateSigningRequestHooks } from "./certificates.js";
 import { clusterAPIStrategies } from "./clusterapis.js";
 import type { ResourceStrategy } from "./strategy.js";
 
-const fixtures = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "k8s-api-testdata");
+const fixtures = join(import.meta.dirname, "..", "protobuf", "testdata", "k8s-api-1.36", "HEAD");
 const clock = new FakeClock(Date.parse("2026-01-01T00:00:00Z"));
 const user = { username: "alice", groups: ["dev"] };
 

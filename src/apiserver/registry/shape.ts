@@ -18,9 +18,14 @@ export function rec(v: unknown): Obj | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 
-/** `v` when it is an array, else []. */
-export function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
+/** `v` when it is an array, else []. The element type is the caller's claim, not checked. */
+export function list<T = unknown>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+/** `v` when it is a JSON object, else a fresh {} (reading through absent or misshapen parents). */
+export function objOf(v: unknown): Obj {
+  return rec(v) ?? {};
 }
 
 /** The objects of an array (other elements read as {}), [] when not an array. */
@@ -125,4 +130,32 @@ export function labelSelector(v: unknown): LabelSelector | undefined {
     }));
   }
   return sel;
+}
+
+/** The value as a map of strings (labels, selectors, annotations), or undefined. */
+export function stringMapOf(v: unknown): Record<string, string> | undefined {
+  const r = rec(v);
+  if (!r) return undefined;
+  for (const k in r) if (typeof r[k] !== "string") return undefined;
+  return r as Record<string, string>;
+}
+
+/** Whether a value is set (neither undefined nor null), as a Go pointer is non-nil. */
+export function isSet(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+/**
+ * The object at `obj[key]`, created when absent (for defaulting). Returns undefined, leaving
+ * the value alone, when something that is not an object is there: defaulting skips it and
+ * validation reports it.
+ */
+export function ensureRecord(obj: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const cur = obj[key];
+  if (cur === undefined || cur === null) {
+    const fresh: Record<string, unknown> = {};
+    obj[key] = fresh;
+    return fresh;
+  }
+  return rec(cur);
 }

@@ -16,6 +16,9 @@ export function servedResourceOf(s: ResourceStrategy): ServedResource {
   if (s.subresources.scale) subresources.push("scale");
   if (n.group === "" && n.resource === "namespaces") subresources.push("finalize");
   subresources.push(...Object.keys(s.subresources.updates ?? {}));
+  for (const x of s.subresources.extra ?? []) if (!subresources.includes(x)) subresources.push(x);
+  // Discovery lists subresources in path order, as kube-apiserver's installer sorts them.
+  subresources.sort();
   return {
     group: n.group,
     version: n.version,
@@ -29,6 +32,7 @@ export function servedResourceOf(s: ResourceStrategy): ServedResource {
     categories: [...n.categories],
     singular: n.singular,
     ...(s.openAPIV3Schema !== undefined ? { openAPIV3Schema: s.openAPIV3Schema } : {}),
+    ...(s.conversion ? { storageVersion: s.conversion.storageVersion } : {}),
   };
 }
 
@@ -115,8 +119,22 @@ export class ResourceRegistry {
     return this.order;
   }
 
+  /**
+   * The served resources, each group-version's in resource-name order (kube-apiserver's
+   * installer sorts a group-version's storage paths; `kubectl get all` follows that order).
+   */
   served(): ServedResource[] {
-    return this.order.map((s) => servedResourceOf(s.strategy));
+    const out = this.order.map((s) => servedResourceOf(s.strategy));
+    const gvRank = new Map<string, number>();
+    out.forEach((r, i) => {
+      const gv = `${r.group}/${r.version}`;
+      if (!gvRank.has(gv)) gvRank.set(gv, i);
+    });
+    return out.sort(
+      (a, b) =>
+        gvRank.get(`${a.group}/${a.version}`)! - gvRank.get(`${b.group}/${b.version}`)! ||
+        (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0),
+    );
   }
 
   /** Groups with their versions, in discovery preference order. */

@@ -13,6 +13,15 @@ import { podPrinter } from "./pods.js";
 import type { PartialObjectMetadata, Printer, Table, TableRow, ToTableOptions } from "./types.js";
 import { deploymentPrinter, replicaSetPrinter } from "./workloads.js";
 import { clusterAPIPrinters } from "./clusterapis.js";
+// ---- workload-side resources (issue 14)
+import { controllerRevisionPrinter, daemonSetPrinter, statefulSetPrinter } from "./apps.js";
+import { horizontalPodAutoscalerPrinter } from "./autoscaling.js";
+import { cronJobPrinter, jobPrinter } from "./batch.js";
+import { componentStatusPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter } from "./corev1.js";
+import { endpointSlicePrinter } from "./discovery.js";
+import { ingressClassPrinter, ingressPrinter, ipAddressPrinter, networkPolicyPrinter, serviceCIDRPrinter } from "./ingress.js";
+import { podDisruptionBudgetPrinter } from "./policy.js";
+import { persistentVolumeClaimPrinter, persistentVolumePrinter } from "./volumes.js";
 
 export type {
   IncludeObject,
@@ -47,6 +56,26 @@ const FACTORIES: Record<string, () => Printer> = {
   "rbac.authorization.k8s.io/ClusterRoleBinding": clusterRoleBindingTablePrinter,
   // ---- cluster-side API groups (clusterapis.ts) ----
   ...clusterAPIPrinters,
+  // ---- workload-side resources (issue 14); LimitRanges keep the default table, as upstream.
+  "/ReplicationController": replicationControllerPrinter,
+  "/PodTemplate": podTemplatePrinter,
+  "/ResourceQuota": resourceQuotaPrinter,
+  "/ComponentStatus": componentStatusPrinter,
+  "/PersistentVolume": persistentVolumePrinter,
+  "/PersistentVolumeClaim": persistentVolumeClaimPrinter,
+  "apps/StatefulSet": statefulSetPrinter,
+  "apps/DaemonSet": daemonSetPrinter,
+  "apps/ControllerRevision": controllerRevisionPrinter,
+  "batch/Job": jobPrinter,
+  "batch/CronJob": cronJobPrinter,
+  "autoscaling/HorizontalPodAutoscaler": horizontalPodAutoscalerPrinter,
+  "policy/PodDisruptionBudget": podDisruptionBudgetPrinter,
+  "discovery.k8s.io/EndpointSlice": endpointSlicePrinter,
+  "networking.k8s.io/Ingress": ingressPrinter,
+  "networking.k8s.io/IngressClass": ingressClassPrinter,
+  "networking.k8s.io/NetworkPolicy": networkPolicyPrinter,
+  "networking.k8s.io/IPAddress": ipAddressPrinter,
+  "networking.k8s.io/ServiceCIDR": serviceCIDRPrinter,
 };
 
 const printers = new Map<string, Printer>();
