@@ -1,12 +1,14 @@
 /**
- * `npm run bench [filter]`: runs every bench/<area>/*.bench.ts (compiled to dist-bench), prints a
- * JSON line per figure and a table. Ratio > 1 means kubeloop beats its peer.
+ * `npm run bench [-- filter ...]`: runs every bench/<area>/*.bench.ts (compiled to dist-bench)
+ * whose name or path contains one of the filters, prints a JSON line per figure as it is
+ * measured, then the table. Ratio > 1 means kubeloop beats its peer. See harness.ts for the
+ * yardstick and proc.ts for the processes (and BENCH_PROF for CPU profiles).
  */
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Benchmark, Figure } from "./harness.js";
-import { ratio } from "./harness.js";
+import { figureJSON, table } from "./harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -20,40 +22,32 @@ function findBenchFiles(dir: string): string[] {
   return out.sort();
 }
 
-function fmt(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString("en-US");
-  return n.toPrecision(3);
-}
-
 async function main(): Promise<void> {
-  const filter = process.argv[2] ?? "";
+  const filters = process.argv.slice(2).filter((a) => a !== "--");
   const rows: Array<{ bench: string; f: Figure }> = [];
+  const failures: string[] = [];
   for (const file of findBenchFiles(here)) {
+    const rel = file.slice(here.length + 1);
     const mod = (await import(pathToFileURL(file).href)) as { default: Benchmark };
     const b = mod.default;
-    if (filter && !b.name.includes(filter) && !file.includes(filter)) continue;
-    for (const f of await b.run()) {
-      rows.push({ bench: b.name, f });
-      console.log(JSON.stringify({ bench: b.name, ...f, ratio: Number(ratio(f).toFixed(3)) }));
+    if (filters.length && !filters.some((f) => b.name.includes(f) || rel.includes(f))) continue;
+    process.stderr.write(`[bench] ${b.name} (${rel})\n`);
+    try {
+      for (const f of await b.run()) {
+        rows.push({ bench: b.name, f });
+        console.log(figureJSON(b.name, f));
+      }
+    } catch (err) {
+      failures.push(b.name);
+      console.error(`[bench] ${b.name} failed:`, err);
     }
   }
   console.log("");
-  const header = ["benchmark", "figure", "kubeloop", "peer", "peer value", "ratio", "goal"];
-  const table = rows.map(({ bench, f }) => [
-    bench,
-    f.name,
-    `${fmt(f.value)} ${f.unit}`,
-    f.peer.name,
-    `${fmt(f.peer.value)} ${f.unit}`,
-    `${ratio(f).toFixed(2)}×`,
-    f.goal ?? "",
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const r of table) console.log(line(r));
+  console.log(table(rows));
+  if (failures.length) {
+    console.error(`\n[bench] failed: ${failures.join(", ")}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,10 @@
+/**
+ * bench/apimachinery/deepcopy: deepCopy of a Deployment beside structuredClone and a JSON round
+ * trip, each kernel in its own process (micro.ts).
+ */
 import { deepCopy } from "../../src/apimachinery/deepcopy.js";
-import type { Benchmark } from "../harness.js";
-import { opsPerSecond } from "../harness.js";
+import { roundsFromEnv, type Benchmark } from "../harness.js";
+import { kernelRole, microFigures } from "../micro.js";
 
 /** A Deployment-shaped object of about 3 KB, the typical object a controller copies. */
 function sampleDeployment(i: number): Record<string, unknown> {
@@ -53,26 +57,33 @@ function sampleDeployment(i: number): Record<string, unknown> {
   };
 }
 
+/** Each kernel copies the same Deployment, in a process of its own. */
+const obj = sampleDeployment(1);
+let sink: unknown;
+export const roles = {
+  kernel: kernelRole({
+    deepCopy: () => () => {
+      sink = deepCopy(obj);
+    },
+    structuredClone: () => () => {
+      sink = structuredClone(obj);
+    },
+    "JSON round trip": () => () => {
+      sink = JSON.parse(JSON.stringify(obj));
+    },
+  }),
+};
+export const keep = () => sink;
+
 const bench: Benchmark = {
   name: "apimachinery/deepcopy",
-  async run() {
-    const obj = sampleDeployment(1);
+  run() {
     const size = JSON.stringify(obj).length;
-    let sink: unknown;
-    const ours = opsPerSecond(() => {
-      sink = deepCopy(obj);
-    });
-    const clone = opsPerSecond(() => {
-      sink = structuredClone(obj);
-    });
-    const json = opsPerSecond(() => {
-      sink = JSON.parse(JSON.stringify(obj));
-    });
-    void sink;
-    return [
-      { name: `deepCopy of a ${size}-byte Deployment`, value: ours, unit: "ops/s", peer: { name: "structuredClone", value: clone }, higherIsBetter: true },
-      { name: `deepCopy of a ${size}-byte Deployment`, value: ours, unit: "ops/s", peer: { name: "JSON round trip", value: json }, higherIsBetter: true },
-    ];
+    const name = `deepCopy of a ${size}-byte Deployment`;
+    return microFigures(import.meta.url, "apimachinery/deepcopy", roundsFromEnv(), [
+      { name, unit: "ops/s", ours: "deepCopy", peer: "structuredClone", peerName: "structuredClone" },
+      { name, unit: "ops/s", ours: "deepCopy", peer: "JSON round trip", peerName: "JSON round trip" },
+    ]);
   },
 };
 export default bench;

@@ -1,6 +1,11 @@
+/**
+ * bench/apimachinery/selector: label selector matching (parsed once, converted from a
+ * metav1.LabelSelector) beside re-parsing and a naive regex matcher, each kernel in its own
+ * process (micro.ts).
+ */
 import { labelSelectorAsSelector, parseSelector } from "../../src/apimachinery/labels.js";
-import type { Benchmark } from "../harness.js";
-import { opsPerSecond } from "../harness.js";
+import { roundsFromEnv, type Benchmark } from "../harness.js";
+import { kernelRole, microFigures } from "../micro.js";
 
 /** Five requirements of every common kind: =, in (3 values), notin (2 values), exists, !key. */
 const SELECTOR = "app=web,tier in (frontend,edge,cache),env notin (dev,test),app.kubernetes.io/managed-by,!canary";
@@ -60,73 +65,59 @@ function naiveMatch(selector: string, labels: Record<string, string>): boolean {
   return true;
 }
 
+const sets = labelSets();
+const sel = parseSelector(SELECTOR);
+// A metav1.LabelSelector as controllers hold it: matchLabels + matchExpressions.
+const converted = labelSelectorAsSelector({
+  matchLabels: { app: "web" },
+  matchExpressions: [
+    { key: "tier", operator: "In", values: ["frontend", "edge", "cache"] },
+    { key: "env", operator: "NotIn", values: ["dev", "test"] },
+    { key: "app.kubernetes.io/managed-by", operator: "Exists" },
+    { key: "canary", operator: "DoesNotExist" },
+  ],
+});
+let sink = 0;
+const loop = (match: (ls: Record<string, string>) => boolean) => () => {
+  let i = 0;
+  return () => {
+    if (match(sets[i++ % sets.length])) sink++;
+  };
+};
+
+/** Each matcher in a process of its own. */
+export const roles = {
+  kernel: kernelRole({
+    parsed: loop((ls) => sel.matches(ls)),
+    reparse: loop((ls) => parseSelector(SELECTOR).matches(ls)),
+    naive: loop((ls) => naiveMatch(SELECTOR, ls)),
+    converted: loop((ls) => converted.matches(ls)),
+  }),
+};
+export const keep = () => sink;
+
 const bench: Benchmark = {
   name: "apimachinery/selector",
-  async run() {
-    const sets = labelSets();
-    const sel = parseSelector(SELECTOR);
+  run() {
     // Both implementations must agree before their speeds mean anything.
-    let agreed = 0;
+    let matched = 0;
     for (const ls of sets) {
-      if (sel.matches(ls) !== naiveMatch(SELECTOR, ls)) throw new Error(`matchers disagree on ${JSON.stringify(ls)}`);
-      if (sel.matches(ls)) agreed++;
+      if (sel.matches(ls) !== naiveMatch(SELECTOR, ls) || sel.matches(ls) !== converted.matches(ls)) throw new Error(`matchers disagree on ${JSON.stringify(ls)}`);
+      if (sel.matches(ls)) matched++;
     }
-    if (agreed === 0 || agreed === sets.length) throw new Error("benchmark data should match some sets, not all");
-
-    let i = 0;
-    let sink = 0;
-    // Warm every path up first so the first figure does not pay for JIT compilation.
-    for (let k = 0; k < 200_000; k++) {
-      if (sel.matches(sets[k % sets.length])) sink++;
-    }
-    const parsedOps = opsPerSecond(() => {
-      if (sel.matches(sets[i++ % sets.length])) sink++;
-    });
-    const reparseOps = opsPerSecond(() => {
-      if (parseSelector(SELECTOR).matches(sets[i++ % sets.length])) sink++;
-    });
-    const naiveOps = opsPerSecond(() => {
-      if (naiveMatch(SELECTOR, sets[i++ % sets.length])) sink++;
-    });
-
-    // A metav1.LabelSelector as controllers hold it: matchLabels + matchExpressions.
-    const ls = labelSelectorAsSelector({
-      matchLabels: { app: "web" },
-      matchExpressions: [
-        { key: "tier", operator: "In", values: ["frontend", "edge", "cache"] },
-        { key: "env", operator: "NotIn", values: ["dev", "test"] },
-        { key: "app.kubernetes.io/managed-by", operator: "Exists" },
-        { key: "canary", operator: "DoesNotExist" },
-      ],
-    });
-    const convertedOps = opsPerSecond(() => {
-      if (ls.matches(sets[i++ % sets.length])) sink++;
-    });
-    if (sink < 0) console.log(sink);
-
-    return [
+    if (matched === 0 || matched === sets.length) throw new Error("benchmark data should match some sets, not all");
+    const naive = "naive: split selector text with regexes on every match";
+    return microFigures(import.meta.url, "apimachinery/selector", roundsFromEnv(), [
       {
         name: "label selector match, 5 requirements (=, in, notin, exists, !) — parsed once",
-        value: parsedOps,
         unit: "matches/s",
-        peer: { name: "naive: re-parse the selector string on every match (parseSelector + matches)", value: reparseOps },
-        higherIsBetter: true,
+        ours: "parsed",
+        peer: "reparse",
+        peerName: "re-parse the selector string on every match (parseSelector + matches)",
       },
-      {
-        name: "label selector match, 5 requirements — parsed once",
-        value: parsedOps,
-        unit: "matches/s",
-        peer: { name: "naive: split selector text with regexes on every match", value: naiveOps },
-        higherIsBetter: true,
-      },
-      {
-        name: "metav1.LabelSelector → Selector match, same 5 requirements",
-        value: convertedOps,
-        unit: "matches/s",
-        peer: { name: "naive: split selector text with regexes on every match", value: naiveOps },
-        higherIsBetter: true,
-      },
-    ];
+      { name: "label selector match, 5 requirements — parsed once", unit: "matches/s", ours: "parsed", peer: "naive", peerName: naive },
+      { name: "metav1.LabelSelector → Selector match, same 5 requirements", unit: "matches/s", ours: "converted", peer: "naive", peerName: naive },
+    ]);
   },
 };
 

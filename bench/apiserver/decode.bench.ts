@@ -15,7 +15,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import type { Benchmark, Figure } from "../harness.js";
+import { figure, type Benchmark, type Figure, type Sample as HarnessSample } from "../harness.js";
 
 const ROLE = process.env.DECODE_BENCH_ROLE as Variant | undefined;
 const DURATION_MS = 1200;
@@ -170,6 +170,7 @@ const bench: Benchmark = {
     }
     const figures: Figure[] = [];
     for (const body of ["create", "update"] as const) {
+      const samplesOf = (v: Variant): HarnessSample[] => samples[v].map((r) => ({ value: r[body].perSecond, cpu: { decoder: r[body].cpuPer1000 } }));
       const rate = (v: Variant) => samples[v].map((r) => r[body].perSecond);
       const cpu = (v: Variant) => samples[v].map((r) => r[body].cpuPer1000);
       const what = body === "create" ? "CREATE body of a Deployment" : "UPDATE body of a stored Deployment";
@@ -178,20 +179,16 @@ const bench: Benchmark = {
           `shallow ${median(rate("shallow")).toFixed(0)}/s (${range(rate("shallow"))}), ${median(cpu("shallow")).toFixed(3)} CPU-s/1000`,
       );
       figures.push(
-        {
-          name: `${what} decoded like the Go struct (median of ${ROUNDS}, ${range(rate("schema"))})`,
-          value: median(rate("schema")),
+        figure({
+          name: `${what} decoded like the Go struct`,
           unit: "bodies/s",
-          peer: { name: `the shallow check it replaced (${range(rate("shallow"))})`, value: median(rate("shallow")) },
           higherIsBetter: true,
-        },
-        {
-          name: `${what} decoded like the Go struct: CPU`,
-          value: median(cpu("schema")),
-          unit: "CPU-s/1000 bodies",
-          peer: { name: "the shallow check it replaced", value: median(cpu("shallow")) },
-          higherIsBetter: false,
-        },
+          ours: samplesOf("schema"),
+          peer: samplesOf("shallow"),
+          peerName: "the shallow check it replaced",
+          cpuOf: { ours: "decoder", peer: "decoder" },
+          note: "cpu: CPU-seconds per 1,000 bodies of the measuring process",
+        }),
       );
     }
     return figures;

@@ -1,70 +1,27 @@
 /**
  * bench/apiserver/persistence: what SQLite persistence (`dataDir`) costs. CREATE and UPDATE
- * throughput over HTTP on loopback (16 concurrent clients, plain http, client and server in this
- * process) with a data directory, each beside the in-memory server measured in the same run;
- * and the start-up time of a server whose data directory holds 100,000 objects, beside the
- * start-up of an empty in-memory server.
+ * throughput over loopback HTTP (16 concurrent clients, plain http) with a data directory —
+ * synchronous=FULL with group commit (the default), synchronous=NORMAL (durability "process"),
+ * and one transaction per write — each beside the in-memory server; every server in its own
+ * process, the load generator in another, rotated rounds. And the start-up time of a server
+ * whose data directory holds 100,000 objects beside the start-up of an empty in-memory server,
+ * each measured in a fresh process.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { Agent, request } from "undici";
+import type { KubeObject } from "../../src/apimachinery/types.js";
 import { startApiServer, type StartApiServerOptions } from "../../src/apiserver/index.js";
 import { SqliteStorage } from "../../src/apiserver/storage/sqlite.js";
-import type { Benchmark, Figure } from "../harness.js";
+import { cpuSeconds, figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
+import type { LoadResult, RequestSpec } from "../loadgen.js";
+import { measured, Proc, stopAll } from "../proc.js";
+import type { ApiServerInfo } from "../servers.js";
 
 const CONCURRENCY = 16;
-const DURATION_MS = 1500;
-const STORED_OBJECTS = 100_000;
-
-const agent = new Agent({ connections: CONCURRENCY * 2, pipelining: 1, keepAliveTimeout: 10_000 });
-
-async function call(url: string, method: "POST" | "PUT", body: string): Promise<{ status: number; rv: string }> {
-  const res = await request(url, { method, dispatcher: agent, body, headers: { "content-type": "application/json" } });
-  const obj = (await res.body.json()) as { metadata?: { resourceVersion?: string } };
-  return { status: res.statusCode, rv: obj.metadata?.resourceVersion ?? "" };
-}
-
-async function throughput(next: (worker: number, i: number) => Promise<void>): Promise<number> {
-  let count = 0;
-  const deadline = performance.now() + DURATION_MS;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, w) => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        await next(w, i);
-        count++;
-      }
-    }),
-  );
-  return (count / (performance.now() - start)) * 1000;
-}
-
-const configMap = (name: string, v: string, resourceVersion?: string) =>
-  JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, resourceVersion }, data: { k: v.repeat(64) } });
-
-/** CREATE and UPDATE requests per second against one server configuration. */
-async function writeThroughput(opts: StartApiServerOptions): Promise<{ create: number; update: number }> {
-  const api = await startApiServer({ port: 0, insecureHttp: true, ...opts, server: { maxInFlight: 10_000, ...opts.server } });
-  const base = `${api.url}/api/v1/namespaces/default/configmaps`;
-  try {
-    const rv = new Map<number, string>();
-    const create = await throughput(async (w, i) => {
-      const r = await call(base, "POST", configMap(`c-${w}-${i}`, "v"));
-      if (r.status !== 201) throw new Error(`create: ${r.status}`);
-      if (i === 0) rv.set(w, r.rv);
-    });
-    const update = await throughput(async (w, i) => {
-      const r = await call(`${base}/c-${w}-0`, "PUT", configMap(`c-${w}-0`, String(i % 10), rv.get(w)));
-      if (r.status !== 200) throw new Error(`update: ${r.status}`);
-      rv.set(w, r.rv);
-    });
-    return { create, update };
-  } finally {
-    await api.stop();
-  }
-}
+const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 1500);
+const STORED_OBJECTS = Number(process.env.BENCH_STORED_OBJECTS ?? 100_000);
+const log = (m: string) => progress("apiserver/persistence", m);
 
 /** Fills a data directory with `n` config maps through the storage API (group-committed batches). */
 async function populate(dir: string, n: number): Promise<void> {
@@ -74,78 +31,128 @@ async function populate(dir: string, n: number): Promise<void> {
     const batch: Array<Promise<unknown>> = [];
     for (let j = i; j < Math.min(n, i + 1000); j++) {
       const name = `stored-${String(j).padStart(6, "0")}`;
-      batch.push(s.create(`/registry/core/configmaps/default/${name}`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `u-${j}` }, data }));
+      batch.push(s.create(`/registry/core/configmaps/default/${name}`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `u-${j}` }, data } as KubeObject));
     }
     await Promise.all(batch);
   }
   await s.close();
 }
 
-async function startupMs(opts: StartApiServerOptions, expectObjects: number): Promise<number> {
-  const t0 = performance.now();
-  const api = await startApiServer({ port: 0, insecureHttp: true, ...opts });
-  const ms = performance.now() - t0;
-  const stored = (await api.server.storage.list("/registry/core/configmaps/")).items.length;
-  await api.stop();
-  if (stored < expectObjects) throw new Error(`start-up loaded ${stored} config maps, expected ${expectObjects}`);
-  return ms;
-}
+export const roles = {
+  /** A fresh process that starts a server, reports how long that took, and stops. */
+  startup: async (p: { options: StartApiServerOptions; expect: number }) => ({
+    run: async (): Promise<Sample> => {
+      const cpu0 = cpuSeconds();
+      const t0 = performance.now();
+      const api = await startApiServer({ port: 0, insecureHttp: true, ...p.options });
+      const ms = performance.now() - t0;
+      const cpu = cpuSeconds() - cpu0;
+      const stored = (await api.server.storage.list("/registry/core/configmaps/")).items.length;
+      await api.stop();
+      if (stored < p.expect) throw new Error(`start-up loaded ${stored} config maps, expected ${p.expect}`);
+      return { value: ms, wallMs: ms, cpu: { server: cpu } };
+    },
+  }),
+  populate: () => ({ populate: (dir: string, n: number) => populate(dir, n) }),
+};
+
+const configMap = (name: string, v: string) => JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: v.repeat(64) } });
 
 const bench: Benchmark = {
   name: "apiserver/persistence",
   async run(): Promise<Figure[]> {
+    const rounds = roundsFromEnv();
     const dirs: string[] = [];
     const tmp = () => {
       const d = mkdtempSync(join(tmpdir(), "kubeloop-bench-"));
       dirs.push(d);
       return d;
     };
+    const servers = new URL("../servers.js", import.meta.url).href;
+    const procs: Proc[] = [];
     try {
-      // Two rounds, configurations interleaved, best of two each: the first round also warms the JIT.
-      const configs: Record<string, () => StartApiServerOptions> = {
-        memory: () => ({}),
-        full: () => ({ dataDir: tmp() }),
-        processOnly: () => ({ dataDir: tmp(), server: { persistence: { durability: "process" } } }),
-        perWrite: () => ({ dataDir: tmp(), server: { persistence: { groupCommit: false } } }),
+      const configs: Record<string, StartApiServerOptions> = {
+        memory: {},
+        full: { dataDir: tmp() },
+        process: { dataDir: tmp(), server: { persistence: { durability: "process" } } },
+        perWrite: { dataDir: tmp(), server: { persistence: { groupCommit: false } } },
       };
-      const best: Record<string, { create: number; update: number }> = {};
-      for (let round = 0; round < 2; round++) {
-        for (const [name, opts] of Object.entries(configs)) {
-          const r = await writeThroughput(opts());
-          const b = best[name];
-          best[name] = b ? { create: Math.max(b.create, r.create), update: Math.max(b.update, r.update) } : r;
+      const loadgen = await Proc.start(new URL("../loadgen.js", import.meta.url).href, "http", {}, { label: "loadgen" });
+      procs.push(loadgen);
+      const srv: Record<string, { proc: Proc; url: string }> = {};
+      for (const [name, o] of Object.entries(configs)) {
+        const proc = await Proc.start(servers, "apiserver", { options: { insecureHttp: true, ...o, server: { maxInFlight: 10_000, ...o.server } } }, { label: name });
+        procs.push(proc);
+        const { url } = await proc.call<ApiServerInfo>("info");
+        for (let w = 0; w < CONCURRENCY; w++) await proc.call("configMaps", "default", `u-${w}-`, 1, {}, 64);
+        srv[name] = { proc, url };
+      }
+      const sample = async (name: string, spec: (url: string) => RequestSpec): Promise<Sample> => {
+        const { proc, url } = srv[name];
+        const m = await measured([proc], () => loadgen.call<LoadResult>("throughput", spec(url), CONCURRENCY, DURATION_MS));
+        return { value: (m.result.count / m.result.ms) * 1000, work: m.result.count, wallMs: m.result.ms, cpu: m.cpu };
+      };
+      const create = (r: number) => (url: string): RequestSpec => ({ method: "POST", url: `${url}/api/v1/namespaces/default/configmaps`, body: configMap("c-{r}-{w}-{i}", "v"), headers: { "content-type": "application/json" }, expect: 201, tag: String(r) });
+      const update = (url: string): RequestSpec => ({ method: "PUT", url: `${url}/api/v1/namespaces/default/configmaps/u-{w}-0`, body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "u-{w}-0" }, data: { k: "{i}" } }), headers: { "content-type": "application/json" }, expect: 200 });
+      const names = Object.keys(configs);
+      const creates = await rotate(Object.fromEntries(names.map((n) => [n, (r: number) => sample(n, create(r))])), { rounds, onRound: (r) => log(`CREATE round ${r}`) });
+      const updates = await rotate(Object.fromEntries(names.map((n) => [n, () => sample(n, update)])), { rounds, onRound: (r) => log(`UPDATE round ${r}`) });
+      await stopAll(...procs);
+      const label: Record<string, string> = {
+        full: "SQLite synchronous=FULL, group commit (default)",
+        process: "SQLite synchronous=NORMAL (durability: process)",
+        perWrite: "SQLite FULL, one transaction per write",
+      };
+      const figures: Figure[] = [];
+      for (const [verb, set] of [["CREATE", creates], ["UPDATE", updates]] as const) {
+        for (const n of ["full", "process", "perWrite"]) {
+          figures.push(
+            figure({
+              name: `${verb}, ${label[n]}`,
+              unit: "req/s",
+              higherIsBetter: true,
+              ours: set[n],
+              peer: set.memory,
+              peerName: "in-memory server",
+              cpuOf: { ours: n, peer: "memory" },
+              goal: n === "full" ? { text: "≥ 0.5× in-memory", min: 0.5 } : undefined,
+            }),
+          );
         }
       }
-      const { memory, full, processOnly, perWrite } = best;
-      const fig = (name: string, value: number, peer: number, goal?: string): Figure => ({
-        name,
-        value,
-        unit: "req/s",
-        peer: { name: "in-memory server", value: peer },
-        higherIsBetter: true,
-        goal,
-      });
 
       const stored = tmp();
-      await populate(stored, STORED_OBJECTS);
-      const emptyStart = await startupMs({}, 0);
-      const loadedStart = await startupMs({ dataDir: stored }, STORED_OBJECTS);
-      return [
-        fig("CREATE, SQLite synchronous=FULL, group commit (default)", full.create, memory.create, "≥ 0.5× in-memory"),
-        fig("UPDATE, SQLite synchronous=FULL, group commit (default)", full.update, memory.update, "≥ 0.5× in-memory"),
-        fig("CREATE, SQLite synchronous=NORMAL (durability: process)", processOnly.create, memory.create),
-        fig("UPDATE, SQLite synchronous=NORMAL (durability: process)", processOnly.update, memory.update),
-        fig("CREATE, SQLite FULL, one transaction per write", perWrite.create, memory.create),
-        fig("UPDATE, SQLite FULL, one transaction per write", perWrite.update, memory.update),
-        {
+      const filler = await Proc.start(import.meta.url, "populate", {}, { label: "populate" });
+      await filler.call("populate", stored, STORED_OBJECTS);
+      await filler.stop();
+      log(`${STORED_OBJECTS} objects stored`);
+      // A fresh process per start-up (nothing warm), rotated.
+      const once = async (options: StartApiServerOptions, expect: number, label: string): Promise<Sample> => {
+        const p = await Proc.start(import.meta.url, "startup", { options, expect }, { label });
+        try {
+          return await p.call<Sample>("run");
+        } finally {
+          await p.stop();
+        }
+      };
+      const starts = await rotate(
+        { loaded: () => once({ dataDir: stored }, STORED_OBJECTS, "startup-loaded"), empty: () => once({}, 0, "startup-empty") },
+        { rounds, onRound: (r) => log(`start-up round ${r}`) },
+      );
+      figures.push(
+        figure({
           name: `start-up with ${STORED_OBJECTS.toLocaleString("en-US")} stored objects`,
-          value: loadedStart,
           unit: "ms",
-          peer: { name: "empty in-memory server", value: emptyStart },
           higherIsBetter: false,
-        },
-      ];
+          ours: starts.loaded,
+          peer: starts.empty,
+          peerName: "empty in-memory server",
+          cpuOf: { ours: "server", peer: "server" },
+        }),
+      );
+      return figures;
     } finally {
+      await stopAll(...procs);
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     }
   },

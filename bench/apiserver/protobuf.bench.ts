@@ -20,7 +20,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
-import type { Benchmark, Figure } from "../harness.js";
+import { figure, type Benchmark, type Figure } from "../harness.js";
 
 const ROLE = process.env.PROTOBUF_BENCH_ROLE;
 const PODS = 500;
@@ -239,35 +239,21 @@ const bench: Benchmark = {
             `JSON ${median(rate(set.json)).toFixed(1)}/s (${range(rate(set.json))}), server ${median(cpu(set.json)).toFixed(2)} CPU-s/1000`,
         );
       }
+      const samples = (xs: Sample[], v: (x: Sample) => number) => xs.map((x) => ({ value: v(x) }));
+      const pair = (name: string, set: Record<keyof typeof formats, Sample[]>, cpuFig: boolean): Figure =>
+        figure({
+          name,
+          unit: cpuFig ? "CPU-s/1000 req" : "req/s",
+          higherIsBetter: !cpuFig,
+          ours: samples(set.protobuf, cpuFig ? (x) => x.cpuPer1000 : (x) => x.perSecond),
+          peer: samples(set.json, cpuFig ? (x) => x.cpuPer1000 : (x) => x.perSecond),
+          peerName: "the same LIST as JSON",
+        });
       return [
-        {
-          name: `LIST ${PODS} pods as protobuf, cached bytes (median of ${ROUNDS}, ${range(rate(warm.protobuf))})`,
-          value: median(rate(warm.protobuf)),
-          unit: "req/s",
-          peer: { name: `the same LIST as JSON (${range(rate(warm.json))})`, value: median(rate(warm.json)) },
-          higherIsBetter: true,
-        },
-        {
-          name: `LIST ${PODS} pods as protobuf, cached bytes: server CPU`,
-          value: median(cpu(warm.protobuf)),
-          unit: "CPU-s/1000 req",
-          peer: { name: "the same LIST as JSON", value: median(cpu(warm.json)) },
-          higherIsBetter: false,
-        },
-        {
-          name: `LIST ${PODS} pods just patched (JSON writes) as protobuf (median of ${ROUNDS}, ${range(rate(cold.protobuf))})`,
-          value: median(rate(cold.protobuf)),
-          unit: "req/s",
-          peer: { name: `the same LIST as JSON (${range(rate(cold.json))})`, value: median(rate(cold.json)) },
-          higherIsBetter: true,
-        },
-        {
-          name: `LIST ${PODS} pods just patched (JSON writes) as protobuf: server CPU`,
-          value: median(cpu(cold.protobuf)),
-          unit: "CPU-s/1000 req",
-          peer: { name: "the same LIST as JSON", value: median(cpu(cold.json)) },
-          higherIsBetter: false,
-        },
+        pair(`LIST ${PODS} pods as protobuf, cached bytes`, warm, false),
+        pair(`LIST ${PODS} pods as protobuf, cached bytes: server CPU`, warm, true),
+        pair(`LIST ${PODS} pods just patched (JSON writes) as protobuf`, cold, false),
+        pair(`LIST ${PODS} pods just patched (JSON writes) as protobuf: server CPU`, cold, true),
       ];
     } finally {
       await server.stop();

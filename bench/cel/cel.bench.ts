@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Benchmark, Figure } from "../harness.js";
+import { figure, type Benchmark, type Figure } from "../harness.js";
 
 const ROUNDS = 3;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,8 +30,6 @@ function measure(name: string, what: string): Sample {
   return JSON.parse(out.trim().split("\n").pop()!) as Sample;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 const bench: Benchmark = {
   name: "cel",
   async run(): Promise<Figure[]> {
@@ -45,27 +43,20 @@ const bench: Benchmark = {
         for (const n of order) samples.get(n)!.push(measure(n, what));
       }
       progress(`${what} done`);
-      const summary = (n: string) => {
-        const s = samples.get(n)!;
-        const err = s.find((x) => x.error)?.error;
-        const vals = s.filter((x) => x.value !== undefined).map((x) => x.value!);
-        const cpu = s.map((x) => x.cpuSeconds ?? 0);
-        return { err, value: vals.length ? median(vals) : 0, min: Math.min(...vals), max: Math.max(...vals), cpu: median(cpu) };
-      };
-      const ours = summary("kubeloop");
+      const of = (n: string) => samples.get(n)!.map((x) => ({ value: x.value ?? 0, cpu: { [n]: x.cpuSeconds ?? 0 } }));
       for (const peer of names.slice(1)) {
-        const p = summary(peer);
-        const range = (x: { min: number; max: number }) => (rounds > 1 && Number.isFinite(x.min) ? `, min–max ${Math.round(x.min)}–${Math.round(x.max)}` : "");
-        figures.push({
-          name: what === "conformance" ? "cel-spec conformance (cases passed)" : what === "compile" ? "compile rules" : "evaluate rules",
-          value: ours.value,
-          unit: what === "conformance" ? "cases" : "rules/s",
-          peer: {
-            name: `${peer}${p.err ? ` (failed: ${p.err.slice(0, 120)})` : ""} [kubeloop cpu ${ours.cpu.toFixed(2)}s${range(ours)}; peer cpu ${p.cpu.toFixed(2)}s${range(p)}]`,
-            value: p.value,
-          },
-          higherIsBetter: true,
-        });
+        const err = samples.get(peer)!.find((x) => x.error)?.error;
+        figures.push(
+          figure({
+            name: what === "conformance" ? "cel-spec conformance (cases passed)" : what === "compile" ? "compile rules" : "evaluate rules",
+            unit: what === "conformance" ? "cases" : "rules/s",
+            higherIsBetter: true,
+            ours: of("kubeloop"),
+            peer: of(peer),
+            peerName: `${peer}${err ? ` (failed: ${err.slice(0, 120)})` : ""}`,
+            cpuOf: { ours: "kubeloop", peer },
+          }),
+        );
       }
     }
     return figures;

@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { parse } from "yaml";
-import type { Benchmark, Figure } from "../harness.js";
+import { figure, type Benchmark, type Figure } from "../harness.js";
 
 const CONCURRENCY = 16;
 const DURATION_MS = 3000;
@@ -78,7 +78,6 @@ function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const bench: Benchmark = {
   name: "cel/create",
@@ -141,16 +140,18 @@ const bench: Benchmark = {
         }
       }
       const [withRules, noRules] = sides;
-      const range = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
+      const samples = (x: (typeof sides)[number]) => x.results.map((v, k) => ({ value: v, cpu: { server: x.cpu[k] }, work: v * (DURATION_MS / 1000) }));
       return [
-        {
-          name: `CREATE Gateway (16 CEL rules; median of ${ROUNDS}, min–max ${range(withRules.results)}, server cpu ${median(withRules.cpu).toFixed(1)}s per round)`,
-          value: median(withRules.results),
+        figure({
+          name: "CREATE Gateway (16 CEL rules)",
           unit: "req/s",
-          peer: { name: `same schema without rules (min–max ${range(noRules.results)}, server cpu ${median(noRules.cpu).toFixed(1)}s per round)`, value: median(noRules.results) },
           higherIsBetter: true,
-          goal: "≥ 80% of the rule-free schema",
-        },
+          ours: samples(withRules),
+          peer: samples(noRules),
+          peerName: "same schema without rules",
+          cpuOf: { ours: "server", peer: "server" },
+          goal: { text: "≥ 80% of the rule-free schema", min: 0.8 },
+        }),
       ];
     } finally {
       server.send("stop");

@@ -1,368 +1,329 @@
 /**
- * bench/controlplane: the whole embedded control plane (API server over HTTPS, Deployment,
- * ReplicaSet, garbage collector, simulated kubelet and Endpoints controllers in one process),
- * with the kubelet's delays at 0 so what is measured is the control loops and the API.
+ * bench/controlplane: the whole embedded control plane, as `kubeloop up` runs it
+ * (`startControlPlane`: API server over HTTPS, Application, Deployment, ReplicaSet, garbage
+ * collector, Endpoints controllers and the simulated kubelet, one process — role "controlplane"),
+ * driven by a client in a process of its own (role "driver": KubeClient over the kubeconfig the
+ * control plane wrote, one informer to see progress). A fresh control plane and driver per
+ * round (state must not carry over), so no round is warmer than another and none is discarded as
+ * a warm-up; rounds rotated with the peer.
  *
- * (a) one 1,000-replica Deployment: create → every pod ready, then a new image (through the
- *     client, as `kubectl set image` would) → rollout complete at 25%/25%; with the Deployment
- *     controller's sync rounds (controller_runtime_reconcile_total{controller="deployment"}) and
- *     pods created per second. Peers: the same client creating (and deleting) the same number of
- *     pods directly — the ceiling of pod creation; for sync rounds, the ReplicaSet scale writes
- *     the rollout made (each needs at least one sync).
- * (b) 300 Deployments × 3 replicas created at once → all Available. Peer: the same client
- *     creating 900 pods directly.
- * (c) API writes per minute once everything has converged, kubelet heartbeats off (goal 0),
- *     counted server-side from the storage revision over a measured window (every write takes
- *     one revision). Peer: an idle control plane with the same nodes and heartbeats at upstream's
- *     10 s, measured over the same window.
+ * (a) APPS (default 1,000; BENCH_APPS) Applications, 1–3 replicas each (1 + i mod 3), created at
+ *     once (50 in flight) → every Application Available with its status current
+ *     (observedGeneration = generation, availableReplicas = replicas). Peer: the same client
+ *     creating the same children directly (APPS Deployments and APPS Services, 2 writers: the
+ *     Application controller's worker count) against an API server with no controllers. Beside
+ *     it, the writes the server counted (apiserver_request_total, successful write verbs, by
+ *     resource, per Application; kubeloop_apiserver_noop_writes_total: writes that changed
+ *     nothing) over the run — cluster-wide, every component.
+ * (b) one REPLICAS-replica (default 1,000; BENCH_REPLICAS) Deployment: create → every replica
+ *     ready, then a new image → the 25 %/25 % rollout complete. Peer: the same client creating
+ *     and then deleting REPLICAS pods directly (64 in flight) against the same kind of server.
+ *
+ * The simulated kubelet keeps upstream-like defaults scaled by `kubeloop up`'s speed factor, on 30
+ * nodes (room for every pod); heartbeats off so the write counts are the flow's own.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Namespace, Pod } from "kubernetes-types/core/v1.js";
-import { setMaxListeners } from "node:events";
-import { performance } from "node:perf_hooks";
-import type { Registry } from "prom-client";
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Pod, Service } from "kubernetes-types/core/v1.js";
 import type { TypedObject } from "../../src/apimachinery/types.js";
-import type { ResourceClient } from "../../src/client/interfaces.js";
+import type { ResourceDescriptor } from "../../src/client/interfaces.js";
+import { KubeClient } from "../../src/client/kubeclient.js";
 import { builtin } from "../../src/client/typed.js";
-import { startControlPlane, type RunningControlPlane } from "../../src/controlplane/index.js";
-import type { Benchmark, Figure } from "../harness.js";
+import { startControlPlane, type ControlPlaneOptions } from "../../src/controlplane/index.js";
+import { applicationsResource, newDeployment, newService, type Application } from "../../src/controllers/application/index.js";
+import { SharedIndexInformer } from "../../src/informers/sharedinformer.js";
+import { cpuSeconds, figure, median, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
+import { measured, Proc } from "../proc.js";
+import { writesBetween } from "../servers.js";
 
-const NODES = 30; // 30 × 110 pods: room for the 1,000-pod rollout's surge and the 900 pods of (b)
-const BIG = 1000;
-const MANY = 300;
-const MANY_REPLICAS = 3;
-const PEER_CONCURRENCY = 64;
-const QUIET_WINDOW_MS = 10_000;
-const STEP_TIMEOUT_MS = 60_000;
+const APPS = Number(process.env.BENCH_APPS ?? 1000);
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1000);
+const NODES = 30;
+const APP_CONCURRENCY = 50;
+const POD_CONCURRENCY = 64;
+const TIMEOUT_MS = 600_000;
 
-const kubelet = { heartbeatIntervalMs: 0, speedFactor: 0, delays: { schedule: 0, containerCreating: 0, running: 0 } };
+const kubelet = { nodes: NODES, heartbeatIntervalMs: 0 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const isReady = (p: Pod) => !p.metadata?.deletionTimestamp && (p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false);
-
-/**
- * Mirrors one resource of a namespace from a watch; `until(pred)` resolves with the time
- * (performance.now()) of the first state satisfying `pred`.
- */
-class Mirror<T extends TypedObject> {
-  readonly objs = new Map<string, T>();
-  private readonly waiters = new Set<() => void>();
-  private readonly ac = new AbortController();
-  private done: Promise<void> = Promise.resolve();
-  /** Distinct observed values of `track(obj)`, per object name, in order. */
-  readonly history = new Map<string, unknown[]>();
-
-  constructor(
-    private readonly client: ResourceClient<T>,
-    private readonly track?: (obj: T) => unknown,
-  ) {
-    setMaxListeners(0, this.ac.signal);
-  }
-
-  async start(): Promise<void> {
-    const list = await this.client.list();
-    for (const o of list.items) this.apply("ADDED", o);
-    const stream = await this.client.watch({ resourceVersion: list.metadata?.resourceVersion, signal: this.ac.signal });
-    this.done = (async () => {
-      try {
-        for await (const ev of stream) {
-          if (ev.type === "ERROR") throw new Error(`watch error: ${ev.object.message ?? ""}`);
-          if (ev.type === "BOOKMARK") continue;
-          this.apply(ev.type, ev.object);
-          for (const w of [...this.waiters]) w();
-        }
-      } catch (err) {
-        if (!this.ac.signal.aborted) throw err;
-      }
-    })();
-  }
-
-  private apply(type: "ADDED" | "MODIFIED" | "DELETED", o: T): void {
-    const name = o.metadata?.name ?? "";
-    if (type === "DELETED") this.objs.delete(name);
-    else this.objs.set(name, o);
-    if (this.track && type !== "DELETED") {
-      const h = this.history.get(name) ?? [];
-      const v = this.track(o);
-      if (h.length === 0 || h[h.length - 1] !== v) h.push(v);
-      this.history.set(name, h);
-    }
-  }
-
-  until(what: string, pred: (objs: readonly T[]) => boolean, timeoutMs = STEP_TIMEOUT_MS): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (!pred([...this.objs.values()])) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve(performance.now());
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}`));
-      }, timeoutMs);
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.ac.abort();
-    await this.done;
-  }
+function app(i: number): Application & TypedObject {
+  return {
+    apiVersion: "kubeloop.dev/v1alpha1",
+    kind: "Application",
+    metadata: { name: `app-${i}`, namespace: "default" },
+    spec: { image: "nginx:1.27", replicas: 1 + (i % 3), ports: [{ containerPort: 80 }], service: { port: 80 } },
+  } as Application & TypedObject;
 }
 
-/** Sum of controller_runtime_reconcile_total for one controller, all results. */
-async function reconciles(registry: Registry, controller: string): Promise<number> {
-  const metric = registry.getSingleMetric("controller_runtime_reconcile_total");
-  if (!metric) return 0;
-  const { values } = await metric.get();
-  return values.filter((v) => v.labels.controller === controller).reduce((n, v) => n + v.value, 0);
+function isCurrent(a: Application): boolean {
+  const st = a.status;
+  return (
+    st?.observedGeneration === a.metadata?.generation &&
+    st?.availableReplicas === a.spec?.replicas &&
+    st?.conditions?.some((c) => c.type === "Available" && c.status === "True") === true
+  );
 }
 
-/** Runs `fn(i)` for i in [0, n) with `concurrency` in flight. */
-async function pool(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+async function inParallel(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
   await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      while (next < n) await fn(next++);
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
     }),
   );
 }
 
-async function createNamespace(cp: RunningControlPlane, name: string): Promise<void> {
-  await cp.client.resource<Namespace>(builtin.namespaces).create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
-}
-
-/** The ceiling: `n` pods created (then deleted) directly with the control plane's client. Pods nobody schedules. */
-async function rawPods(cp: RunningControlPlane, ns: string, n: number): Promise<{ createMs: number; deleteMs: number }> {
-  await createNamespace(cp, ns);
-  const pods = cp.client.resource<Pod>(builtin.pods, ns);
-  const t0 = performance.now();
-  await pool(n, PEER_CONCURRENCY, (i) =>
-    pods.create({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name: `raw-${i}`, labels: { app: "raw" } },
-      // A scheduler nobody runs: the simulated kubelet leaves these pods alone.
-      spec: { schedulerName: "bench-nobody", containers: [{ name: "web", image: "nginx:1.27" }] },
-    }),
-  );
-  const createMs = performance.now() - t0;
-  const t1 = performance.now();
-  await pool(n, PEER_CONCURRENCY, (i) => pods.delete(`raw-${i}`, { gracePeriodSeconds: 0 }));
-  const deleteMs = performance.now() - t1;
-  return { createMs, deleteMs };
-}
-
-function deploymentOf(ns: string, name: string, replicas: number, image: string): Deployment {
+/** Watches `resource` in `namespace` until `done(objects)` holds (checked on every event). */
+async function watchUntil<T extends TypedObject>(client: KubeClient, resource: ResourceDescriptor, namespace: string, what: string, done: (objs: readonly T[]) => boolean) {
+  const informer = new SharedIndexInformer<T>(client.resource<T>(resource, namespace));
+  const ac = new AbortController();
+  let resolve!: () => void;
+  const reached = new Promise<void>((r) => (resolve = r));
+  const check = () => {
+    if (informer.hasSynced() && done(informer.getIndexer().list())) resolve();
+  };
+  informer.addEventHandler({ onAdd: check, onUpdate: check, onDelete: check });
+  const running = informer.run(ac.signal);
+  const timer = setInterval(check, 50);
   return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name, namespace: ns },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image }] } },
+    synced: () => informer.waitForSync(ac.signal),
+    reached: async () => {
+      let timeout: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await Promise.race([reached, new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`${what}: not reached after ${TIMEOUT_MS} ms`)), TIMEOUT_MS)))]);
+      } finally {
+        clearTimeout(timeout);
+      }
+    },
+    stop: async () => {
+      clearInterval(timer);
+      ac.abort();
+      await running;
     },
   };
 }
 
-/** kubectl rollout status's notion of done, plus the status having observed the generation. */
-function rolledOut(d: Deployment | undefined, replicas: number): boolean {
-  const s = d?.status;
-  if (!d || !s) return false;
-  return (
-    (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) &&
-    s.updatedReplicas === replicas &&
-    s.replicas === replicas &&
-    s.availableReplicas === replicas
-  );
+async function scrape(client: KubeClient): Promise<string> {
+  return (await client.transport.request({ method: "GET", path: "/metrics" })).body.toString();
 }
 
-function available(d: Deployment): boolean {
-  return d.status?.conditions?.some((c) => c.type === "Available" && c.status === "True") === true && rolledOut(d, d.spec?.replicas ?? 1);
-}
+export const roles = {
+  controlplane: async (p: { options: ControlPlaneOptions }) => {
+    const cp = await startControlPlane({ port: 0, ...p.options });
+    await cp.ready;
+    return { kubeconfigPath: () => cp.api.kubeconfigPath, stop: () => cp.stop() };
+  },
 
-/** Writes (storage revisions) during `ms`, with a breakdown by resource from a storage watch. */
-async function writesDuring(cp: RunningControlPlane, ms: number): Promise<{ writes: number; byResource: Map<string, number> }> {
-  const storage = cp.api.server.storage;
-  const from = storage.currentRevision();
-  const watch = storage.watch("/registry/", { fromRevision: from, maxLag: 1_000_000 });
-  const byResource = new Map<string, number>();
-  const counting = (async () => {
-    for await (const ev of watch) {
-      // Keys look like /registry/<group>/<resource>/... or /registry/<resource>/...
-      const parts = ev.key.split("/").filter(Boolean);
-      const resource = parts.length >= 4 ? `${parts[1]}/${parts[2]}` : (parts[1] ?? ev.key);
-      byResource.set(resource, (byResource.get(resource) ?? 0) + 1);
-    }
-  })();
-  await sleep(ms);
-  const writes = storage.currentRevision() - from;
-  watch.close();
-  await counting;
-  return { writes, byResource };
-}
+  driver: (p: { kubeconfigPath: string }) => {
+    const client = KubeClient.fromKubeconfig({ kubeconfigPath: p.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1 } });
+    return {
+      /** (a): creates the Applications and waits until each is Available and current. */
+      applications: async (n: number) => {
+        const before = await scrape(client);
+        const w = await watchUntil<Application & TypedObject>(client, applicationsResource, "default", "applications", (objs) => {
+          let current = 0;
+          for (const a of objs) if (isCurrent(a)) current++;
+          return current >= n;
+        });
+        await w.synced();
+        const t0 = performance.now();
+        const apps = client.resource<Application & TypedObject>(applicationsResource, "default");
+        await inParallel(n, APP_CONCURRENCY, (i) => apps.create(app(i)));
+        await w.reached();
+        const ms = performance.now() - t0;
+        await w.stop();
+        // Let the last status writes and events land before counting.
+        await new Promise((r) => setTimeout(r, 1000));
+        return { ms, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (a)'s peer: the Applications' children created directly, 2 writers. */
+      children: async (n: number) => {
+        const deployments = client.resource<Deployment & TypedObject>(builtin.deployments, "default");
+        const services = client.resource<Service & TypedObject>(builtin.services, "default");
+        const t0 = performance.now();
+        await inParallel(n, 2, async (i) => {
+          const a = app(i);
+          a.metadata = { ...a.metadata, uid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` };
+          await deployments.create(newDeployment(a) as Deployment & TypedObject);
+          await services.create(newService(a)! as Service & TypedObject);
+        });
+        return { ms: performance.now() - t0 };
+      },
+      /** (b): one Deployment of `replicas` → all ready, then a new image → rollout complete. */
+      deployment: async (replicas: number) => {
+        const before = await scrape(client);
+        const name = "big";
+        const complete = (image: string) => (objs: readonly (Deployment & TypedObject)[]) => {
+          const d = objs.find((o) => o.metadata?.name === name);
+          const st = d?.status;
+          return (
+            d !== undefined &&
+            d.spec?.template?.spec?.containers?.[0]?.image === image &&
+            st?.observedGeneration === d.metadata?.generation &&
+            st?.updatedReplicas === replicas &&
+            st?.readyReplicas === replicas &&
+            st?.availableReplicas === replicas &&
+            (st?.replicas ?? 0) === replicas
+          );
+        };
+        const labels = { app: name };
+        const dep: Deployment & TypedObject = {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name, namespace: "default" },
+          spec: {
+            replicas,
+            selector: { matchLabels: labels },
+            strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
+            template: { metadata: { labels }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
+          },
+        } as Deployment & TypedObject;
+        const deployments = client.resource<Deployment & TypedObject>(builtin.deployments, "default");
+        let w = await watchUntil(client, builtin.deployments, "default", "deployment ready", complete("nginx:1.27"));
+        await w.synced();
+        const t0 = performance.now();
+        await deployments.create(dep);
+        await w.reached();
+        const readyMs = performance.now() - t0;
+        await w.stop();
+        w = await watchUntil(client, builtin.deployments, "default", "rollout complete", complete("nginx:1.28"));
+        await w.synced();
+        const t1 = performance.now();
+        await deployments.patch(name, "strategic", JSON.stringify({ spec: { template: { spec: { containers: [{ name: "web", image: "nginx:1.28" }] } } } }));
+        await w.reached();
+        const rolloutMs = performance.now() - t1;
+        await w.stop();
+        return { readyMs, rolloutMs, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (b)'s peer: `n` pods created, then deleted, directly. */
+      pods: async (n: number) => {
+        const pods = client.resource<Pod & TypedObject>(builtin.pods, "default");
+        const t0 = performance.now();
+        await inParallel(n, POD_CONCURRENCY, (i) =>
+          pods.create({ apiVersion: "v1", kind: "Pod", metadata: { name: `direct-${i}`, labels: { app: "direct" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } } as Pod & TypedObject),
+        );
+        const createMs = performance.now() - t0;
+        const t1 = performance.now();
+        await inParallel(n, POD_CONCURRENCY, (i) => pods.delete(`direct-${i}`, { gracePeriodSeconds: 0 }));
+        return { createMs, deleteMs: performance.now() - t1 };
+      },
+      cpu: () => cpuSeconds(),
+      stop: () => client.close(),
+    };
+  },
+};
 
-/** Waits (at most `maxMs`) for `quietMs` without a write. */
-async function settle(cp: RunningControlPlane, quietMs: number, maxMs: number): Promise<void> {
-  const storage = cp.api.server.storage;
-  const deadline = performance.now() + maxMs;
-  let rev = storage.currentRevision();
-  let since = performance.now();
-  while (performance.now() < deadline) {
-    await sleep(100);
-    const now = storage.currentRevision();
-    if (now !== rev) {
-      rev = now;
-      since = performance.now();
-    } else if (performance.now() - since >= quietMs) {
-      return;
-    }
+const here = import.meta.url;
+const log = (m: string) => progress("controlplane", m);
+
+/** Starts a fresh control plane and a driver, runs `fn`, and stops both. */
+async function withCluster<T>(label: string, options: ControlPlaneOptions, fn: (driver: Proc, cp: Proc) => Promise<T>): Promise<T> {
+  const cp = await Proc.start(here, "controlplane", { options }, { label });
+  let driver: Proc | undefined;
+  try {
+    driver = await Proc.start(here, "driver", { kubeconfigPath: await cp.call<string>("kubeconfigPath") }, { label: "driver" });
+    return await fn(driver, cp);
+  } finally {
+    await driver?.stop();
+    await cp.stop();
   }
 }
 
-function breakdown(m: Map<string, number>): string {
-  if (m.size === 0) return "";
-  return ` (${[...m].sort((a, b) => b[1] - a[1]).map(([r, n]) => `${r} ${n}`).join(", ")})`;
-}
+type Writes = ReturnType<typeof writesBetween>;
+
+const perApp = (w: Writes, n: number) =>
+  Object.entries(w.writes)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
+    .join(", ");
 
 const bench: Benchmark = {
   name: "controlplane",
   async run(): Promise<Figure[]> {
+    const rounds = roundsFromEnv();
     const figures: Figure[] = [];
-    const cp = await startControlPlane({ port: 0, kubelet: { ...kubelet, nodes: NODES } });
-    let idle: RunningControlPlane | undefined;
-    try {
-      await cp.ready;
 
-      // ---- peers: raw pod creation and deletion with the same client ----
-      const rawBig = await rawPods(cp, "bench-raw-big", BIG);
-      const rawMany = await rawPods(cp, "bench-raw-many", MANY * MANY_REPLICAS);
-
-      // ---- (a) one 1,000-replica Deployment ----
-      const ns = "bench-big";
-      await createNamespace(cp, ns);
-      const deployments = cp.client.resource<Deployment>(builtin.deployments, ns);
-      const dMirror = new Mirror(deployments);
-      const podMirror = new Mirror(cp.client.resource<Pod>(builtin.pods, ns));
-      const rsMirror = new Mirror(cp.client.resource<ReplicaSet>(builtin.replicaSets, ns), (rs) => rs.spec?.replicas ?? 0);
-      await Promise.all([dMirror.start(), podMirror.start(), rsMirror.start()]);
-
-      const syncs0 = await reconciles(cp.registry, "deployment");
-      const t0 = performance.now();
-      await deployments.create(deploymentOf(ns, "big", BIG, "nginx:1.27"));
-      const allCreated = podMirror.until("1,000 pods", (ps) => ps.length >= BIG);
-      const tAllReady = await podMirror.until("1,000 ready pods", (ps) => ps.filter(isReady).length >= BIG);
-      const tComplete = await dMirror.until("the Deployment to be complete", (ds) => rolledOut(ds[0], BIG));
-      const tCreated = await allCreated;
-      const syncs1 = await reconciles(cp.registry, "deployment");
-      // Each ReplicaSet creation or change of size is one write some sync made.
-      const sizeStates = () => [...rsMirror.history.values()].reduce((n, h) => n + h.length, 0);
-      const sizeStates1 = sizeStates();
-      const createToReady = tAllReady - t0;
-      const createToComplete = tComplete - t0;
-
-      // set image, as kubectl does it: a strategic merge patch of the container's image.
-      const t1 = performance.now();
-      await deployments.patch("big", "strategic", { spec: { template: { spec: { containers: [{ name: "web", image: "nginx:1.28" }] } } } });
-      const tRolled = await dMirror.until("the rollout to complete", (ds) => rolledOut(ds[0], BIG) && ds[0]?.metadata?.generation === 2);
-      const rolloutMs = tRolled - t1;
-      const syncs2 = await reconciles(cp.registry, "deployment");
-      const sizeStates2 = sizeStates();
-      await Promise.all([dMirror.stop(), podMirror.stop(), rsMirror.stop()]);
-
-      figures.push({
-        name: "1,000-replica Deployment: create → 1,000 pods ready",
-        value: createToReady,
+    // (a) Applications.
+    let lastWrites: Writes | undefined;
+    const appWrites: number[] = [];
+    const appNoop: number[] = [];
+    const a = await rotate(
+      {
+        ours: (round) =>
+          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
+            if (round > 0) {
+              lastWrites = m.result;
+              appWrites.push(m.result.total / APPS);
+              appNoop.push(m.result.noopTotal);
+            }
+            return { value: m.result.ms, cpu: m.cpu, work: APPS, wallMs: m.wallMs } satisfies Sample;
+          }),
+        peer: () =>
+          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
+            return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
+          }),
+      },
+      { rounds, warmup: false, onRound: (r) => log(`${APPS} Applications: round ${r} done`) },
+    );
+    figures.push(
+      figure({
+        name: `${APPS} Applications (1–3 replicas) → all Available, full control plane`,
         unit: "ms",
-        peer: { name: "create 1,000 pods directly (same client, 64 in flight)", value: rawBig.createMs },
         higherIsBetter: false,
-      });
-      figures.push({
-        name: "1,000-replica Deployment: pods created per second (create → last pod exists)",
-        value: (BIG / (tCreated - t0)) * 1000,
-        unit: "pods/s",
-        peer: { name: "create 1,000 pods directly (same client, 64 in flight)", value: (BIG / rawBig.createMs) * 1000 },
-        higherIsBetter: true,
-      });
-      figures.push({
-        name: "1,000-replica Deployment: create → rollout complete (status)",
-        value: createToComplete,
-        unit: "ms",
-        peer: { name: "create 1,000 pods directly (same client, 64 in flight)", value: rawBig.createMs },
-        higherIsBetter: false,
-      });
-      figures.push({
-        name: "1,000-replica Deployment: set image → rollout complete (25%/25%)",
-        value: rolloutMs,
-        unit: "ms",
-        peer: { name: "create + delete 1,000 pods directly (same client)", value: rawBig.createMs + rawBig.deleteMs },
-        higherIsBetter: false,
-      });
-      figures.push({
-        name: "1,000-replica Deployment: pods replaced per second during the rollout",
-        value: (BIG / rolloutMs) * 1000,
-        unit: "pods/s",
-        peer: { name: "create + delete directly (same client)", value: (BIG / (rawBig.createMs + rawBig.deleteMs)) * 1000 },
-        higherIsBetter: true,
-      });
-      figures.push({
-        name: "Deployment sync rounds: create → complete",
-        value: syncs1 - syncs0,
-        unit: "reconciles",
-        peer: { name: "ReplicaSet creations + size changes (≥ 1 sync each)", value: sizeStates1 },
-        higherIsBetter: false,
-      });
-      figures.push({
-        name: "Deployment sync rounds: set image → complete",
-        value: syncs2 - syncs1,
-        unit: "reconciles",
-        peer: { name: "ReplicaSet creations + size changes (≥ 1 sync each)", value: sizeStates2 - sizeStates1 },
-        higherIsBetter: false,
-      });
+        ours: a.ours,
+        peer: a.peer,
+        peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
+        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+        note: lastWrites
+          ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(lastWrites, APPS)}; total ${(lastWrites.total / APPS).toFixed(2)} (median over rounds ${median(appWrites).toFixed(2)}); no-op writes counted by the server: ${median(appNoop)} (median); goal ≤ 8 s on 2 cores`
+          : undefined,
+      }),
+    );
 
-      // ---- (b) 300 Deployments × 3 replicas at once ----
-      const nsMany = "bench-many";
-      await createNamespace(cp, nsMany);
-      const manyClient = cp.client.resource<Deployment>(builtin.deployments, nsMany);
-      const manyMirror = new Mirror(manyClient);
-      await manyMirror.start();
-      const t2 = performance.now();
-      await Promise.all(Array.from({ length: MANY }, (_, i) => manyClient.create(deploymentOf(nsMany, `d-${i}`, MANY_REPLICAS, "nginx:1.27"))));
-      const tAvailable = await manyMirror.until("300 Available Deployments", (ds) => ds.length === MANY && ds.every(available));
-      await manyMirror.stop();
-      figures.push({
-        name: "300 Deployments × 3 replicas created at once → all Available",
-        value: tAvailable - t2,
+    // (b) one big Deployment.
+    let bigWrites: Writes | undefined;
+    const rollout: Sample[] = [];
+    const direct: Sample[] = [];
+    const b = await rotate(
+      {
+        ours: (round) =>
+          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
+            bigWrites = m.result;
+            if (round > 0) rollout.push({ value: m.result.rolloutMs });
+            return { value: m.result.readyMs, cpu: m.cpu, wallMs: m.wallMs };
+          }),
+        peer: (round) =>
+          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
+            if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
+            return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
+          }),
+      },
+      { rounds, warmup: false, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r} done`) },
+    );
+    figures.push(
+      figure({
+        name: `${REPLICAS}-replica Deployment: create → all ready`,
         unit: "ms",
-        peer: { name: "create 900 pods directly (same client, 64 in flight)", value: rawMany.createMs },
         higherIsBetter: false,
-      });
-
-      // ---- (c) writes after convergence ----
-      // Two idle control planes side by side: this one (heartbeats off) and one with the same
-      // nodes and heartbeats at upstream's 10 s.
-      idle = await startControlPlane({ port: 0, kubelet: { ...kubelet, nodes: NODES, heartbeatIntervalMs: 10_000 } });
-      await idle.ready;
-      await Promise.all([settle(cp, 1000, 10_000), settle(idle, 1000, 10_000)]);
-      const [quiet, beating] = await Promise.all([writesDuring(cp, QUIET_WINDOW_MS), writesDuring(idle, QUIET_WINDOW_MS)]);
-      const perMinute = (n: number) => (n * 60_000) / QUIET_WINDOW_MS;
-      figures.push({
-        name: `API writes per minute after convergence (301 Deployments, 1,900 pods, heartbeats off)${breakdown(quiet.byResource)}`,
-        value: perMinute(quiet.writes),
-        unit: "writes/min",
-        peer: { name: `idle control plane, ${NODES} nodes, heartbeats every 10 s${breakdown(beating.byResource)}`, value: perMinute(beating.writes) },
+        ours: b.ours,
+        peer: b.peer,
+        peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
+        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+        goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
+        note: bigWrites ? `API writes, create + rollout (last round): ${perApp(bigWrites, 1)}` : undefined,
+      }),
+      figure({
+        name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete`,
+        unit: "ms",
         higherIsBetter: false,
-        goal: "0",
-      });
-    } finally {
-      await idle?.stop();
-      await cp.stop();
-    }
+        ours: rollout,
+        peer: direct,
+        peerName: `direct create + delete of ${REPLICAS} pods`,
+        goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
+      }),
+    );
     return figures;
   },
 };

@@ -1,12 +1,20 @@
 /**
- * Work-queue throughput: 100,000 adds over 10,000 distinct keys (heavy duplication), consumed by 1
- * or 8 async workers doing get → (one await) → done, beside a naive array + Set queue with the same
- * contract (dirty set, processing set, FIFO by Array#shift) measured in the same run.
+ * bench/workqueue: 100,000 adds over 10,000 distinct keys (heavy duplication), consumed by 1 or 8
+ * async workers doing get → (one await) → done. Each queue runs in its own process (role
+ * "queue"): kubeloop's Queue, kubeloop's RateLimitingQueue (what controllers use) with its
+ * Prometheus metrics on (client-go's workqueue metrics, a named queue in a prom-client
+ * registry), and a naive array + Set queue with the same contract (dirty set, processing set,
+ * FIFO by Array#shift). Rotated rounds; each sample is one run in the queue's process, with that
+ * process's CPU-seconds.
  */
 import { setImmediate as yieldMacrotask } from "node:timers/promises";
-import { performance } from "node:perf_hooks";
+import { Registry } from "prom-client";
 import { Queue } from "../../src/workqueue/queue.js";
-import type { Benchmark, Figure } from "../harness.js";
+import { RateLimitingQueue } from "../../src/workqueue/ratelimiting.js";
+import { defaultControllerRateLimiter } from "../../src/workqueue/ratelimiters.js";
+import { PrometheusMetricsProvider } from "../../src/workqueue/metrics.js";
+import { cpuSeconds, figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
+import { Proc, stopAll } from "../proc.js";
 
 type Got = { item: string; shutdown: false } | { item: undefined; shutdown: true };
 
@@ -67,6 +75,8 @@ class NaiveQueue implements BenchQueue {
 const ADDS = 100_000;
 const KEYS = 10_000;
 const CHUNK = 1_000;
+/** Runs per sample (their total time is the sample). */
+const RUNS = 5;
 
 /** The add sequence: a fixed pseudo-random draw of 10,000 "ns/name" keys, 100,000 times. */
 function addSequence(): string[] {
@@ -81,14 +91,12 @@ function addSequence(): string[] {
 }
 
 /** One run: a producer adds in chunks (yielding between them), workers drain; returns ms. */
-async function runOnce(q: BenchQueue, workers: number, adds: string[]): Promise<{ ms: number; processed: number }> {
-  let processed = 0;
+async function runOnce(q: BenchQueue, workers: number, adds: string[]): Promise<number> {
   const start = performance.now();
   const ws = Array.from({ length: workers }, async () => {
     for (;;) {
       const r = await q.get();
       if (r.shutdown) return;
-      processed++;
       await null; // the handler is async
       q.done(r.item);
     }
@@ -100,45 +108,93 @@ async function runOnce(q: BenchQueue, workers: number, adds: string[]): Promise<
   }
   q.shutDown();
   await Promise.all(ws);
-  return { ms: performance.now() - start, processed };
+  return performance.now() - start;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
+type Kind = "naive" | "queue" | "ratelimiting+metrics";
 
-async function measure(workers: number, adds: string[]): Promise<{ ours: number; naive: number }> {
-  const ours: number[] = [];
-  const naive: number[] = [];
-  // Warm-up, then alternate so both see the same machine conditions.
-  await runOnce(new Queue<string>(), workers, adds);
-  await runOnce(new NaiveQueue(), workers, adds);
-  for (let round = 0; round < 9; round++) {
-    const a = await runOnce(new Queue<string>() as BenchQueue, workers, adds);
-    const b = await runOnce(new NaiveQueue(), workers, adds);
-    ours.push((ADDS / a.ms) * 1000);
-    naive.push((ADDS / b.ms) * 1000);
+function makeQueue(kind: Kind, n: number): BenchQueue {
+  switch (kind) {
+    case "naive":
+      return new NaiveQueue();
+    case "queue":
+      return new Queue<string>() as BenchQueue;
+    case "ratelimiting+metrics":
+      // A named queue with client-go's metrics in a registry, as every controller's queue is.
+      return new RateLimitingQueue<string>(defaultControllerRateLimiter<string>(), {
+        name: `bench-${n}`,
+        metricsProvider: new PrometheusMetricsProvider(registry),
+      }) as BenchQueue;
   }
-  return { ours: median(ours), naive: median(naive) };
 }
 
-const bench: Benchmark = {
-  name: "workqueue/queue",
-  async run() {
+const registry = new Registry();
+
+export const roles = {
+  queue: (p: { kind: Kind }) => {
     const adds = addSequence();
-    const figures: Figure[] = [];
-    for (const workers of [1, 8]) {
-      const { ours, naive } = await measure(workers, adds);
-      figures.push({
-        name: `add/get/done, ${ADDS / 1000}k adds of ${KEYS / 1000}k keys, ${workers} worker${workers > 1 ? "s" : ""}`,
-        value: ours,
-        unit: "adds/s",
-        peer: { name: "naive array+Set queue", value: naive },
-        higherIsBetter: true,
-      });
-    }
-    return figures;
+    let n = 0;
+    return {
+      /** RUNS runs with fresh queues; adds per second over their total time, and CPU-seconds. */
+      run: async (workers: number): Promise<Sample> => {
+        const cpu0 = cpuSeconds();
+        let ms = 0;
+        for (let i = 0; i < RUNS; i++) ms += await runOnce(makeQueue(p.kind, n++), workers, adds);
+        return { value: ((ADDS * RUNS) / ms) * 1000, work: ADDS * RUNS, wallMs: ms, cpu: { [p.kind]: cpuSeconds() - cpu0 } };
+      },
+    };
   },
 };
+
+const bench: Benchmark = {
+  name: "workqueue",
+  async run(): Promise<Figure[]> {
+    const rounds = roundsFromEnv();
+    const here = import.meta.url;
+    const procs = {
+      naive: await Proc.start(here, "queue", { kind: "naive" }, { label: "naive" }),
+      queue: await Proc.start(here, "queue", { kind: "queue" }, { label: "queue" }),
+      metrics: await Proc.start(here, "queue", { kind: "ratelimiting+metrics" }, { label: "ratelimiting+metrics" }),
+    };
+    try {
+      const figures: Figure[] = [];
+      for (const workers of [1, 8]) {
+        const s = await rotate(
+          {
+            naive: () => procs.naive.call<Sample>("run", workers),
+            queue: () => procs.queue.call<Sample>("run", workers),
+            metrics: () => procs.metrics.call<Sample>("run", workers),
+          },
+          { rounds, onRound: (r) => progress("workqueue", `${workers} worker(s): round ${r}${r === 0 ? " (warm-up)" : ""} done`) },
+        );
+        const label = `${ADDS / 1000}k adds of ${KEYS / 1000}k keys, ${workers} worker${workers > 1 ? "s" : ""}`;
+        figures.push(
+          figure({
+            name: `Queue add/get/done, ${label}`,
+            unit: "adds/s",
+            higherIsBetter: true,
+            ours: s.queue,
+            peer: s.naive,
+            peerName: "naive array+Set queue",
+            cpuOf: { ours: "queue", peer: "naive" },
+          }),
+          figure({
+            name: `RateLimitingQueue with Prometheus metrics, ${label}`,
+            unit: "adds/s",
+            higherIsBetter: true,
+            ours: s.metrics,
+            peer: s.naive,
+            peerName: "naive array+Set queue",
+            cpuOf: { ours: "ratelimiting+metrics", peer: "naive" },
+            goal: { text: "≥ 0.8 of the naive queue", min: 0.8 },
+          }),
+        );
+      }
+      return figures;
+    } finally {
+      await stopAll(...Object.values(procs));
+    }
+  },
+};
+
 export default bench;

@@ -25,6 +25,8 @@ import type { HandlerEnv, TableConverter } from "./server/env.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
+import { writeError } from "./server/respond.js";
+import { ApiServerMetrics, instrumentRequests } from "./metrics/index.js";
 import { InFlightLimiter } from "./server/inflight.js";
 import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOptions, type ServingOptions } from "./server/serving.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
@@ -85,6 +87,8 @@ export interface ApiServerConfig {
   enableAdmissionPlugins?: readonly string[];
   /** Plugins to turn off (--disable-admission-plugins). */
   disableAdmissionPlugins?: readonly string[];
+  /** The server's own metrics on /metrics (metrics/); default true. */
+  metrics?: boolean;
 }
 
 /** The default service cluster IP range (the IPAllocator's and the `kubernetes` ServiceCIDR's). */
@@ -138,6 +142,9 @@ export class ApiServer {
   private readonly sockets = new Set<Socket>();
   private address = "127.0.0.1:0";
   private readonly handler: ReturnType<typeof createRequestHandler>;
+  /** kube-apiserver's request, watch and storage metrics, served on /metrics (absent when disabled). */
+  readonly metrics: ApiServerMetrics | undefined;
+  private stopMetrics: (() => void) | undefined;
 
   constructor(private readonly config: ApiServerConfig) {
     this.clock = config.clock ?? realClock;
@@ -145,11 +152,11 @@ export class ApiServer {
     if (config.dataDir) {
       const warning = preparePrivateDir(config.dataDir);
       if (warning) this.startupWarnings.push(warning);
-      const sqlite = SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence });
+      const sqlite = SqliteStorage.open(config.dataDir, { clock: this.clock, ...config.storage, ...config.persistence });
       this.startupWarnings.push(...sqlite.startupWarnings);
       this.storage = sqlite;
     } else {
-      this.storage = new MemoryStorage(config.storage);
+      this.storage = new MemoryStorage({ clock: this.clock, ...config.storage });
     }
     for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
@@ -242,7 +249,10 @@ export class ApiServer {
       serviceAccounts: this.registry.byGroupResource("", "serviceaccounts"),
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
     });
+    this.metrics = config.metrics === false ? undefined : new ApiServerMetrics();
+    const metrics = this.metrics;
     const env: HandlerEnv = {
+      watchEvents: metrics ? (g, v, r) => metrics.watchEventCounter(g, v, r) : undefined,
       registry: this.registry,
       clock: this.clock,
       decodeProtobuf: config.decodeProtobuf,
@@ -253,7 +263,7 @@ export class ApiServer {
     this.serving = { ...defaultServingOptions, ...config.serving };
     this.inFlight = new InFlightLimiter({ readOnly: config.maxInFlight, mutating: config.maxMutatingInFlight });
     const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: this.registry.generation, served: this.registry.served() })) : undefined;
-    this.handler = createRequestHandler({
+    const handler = createRequestHandler({
       env,
       openapi,
       inFlight: this.inFlight,
@@ -263,6 +273,9 @@ export class ApiServer {
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
       intercept: this.access ? (req, res, info, url) => this.access!.intercept(req, res, info, url) : undefined,
     });
+    this.handler = metrics
+      ? instrumentRequests(metrics, handler, { authorize: this.access ? (req, url) => this.access!.guard(req, url) : undefined, writeError })
+      : handler;
   }
 
   /** `approve` / `sign` on certificates.k8s.io signers, through RBAC (undefined without access control). */
@@ -304,6 +317,7 @@ export class ApiServer {
     const addr = server.address() as AddressInfo;
     const urlHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.address = `${urlHost}:${addr.port}`;
+    this.stopMetrics = await this.metrics?.observeStorage(this.storage);
     for (const svc of (await this.storage.list("/registry/core/services/")).items) {
       try {
         recordExistingService(svc.object, this.ips, this.ports);
@@ -336,6 +350,7 @@ export class ApiServer {
     await this.controllers.stop();
     await this.admission?.stop();
     await this.access?.stop();
+    this.stopMetrics?.();
     await this.storage.close();
     const server = this.http;
     if (!server) return;

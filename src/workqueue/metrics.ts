@@ -5,8 +5,9 @@
  * A queue asks its `WorkqueueMetricsProvider` for one metric of each kind, labelled by the queue's
  * name. Unnamed queues, and queues given the no-op provider (the default), record nothing.
  */
-import { Counter, Gauge, Histogram, register as globalRegistry } from "prom-client";
+import { register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
+import { CounterVec, GaugeVec, HistogramVec } from "../apimachinery/metricvec.js";
 import type { Clock } from "../apimachinery/clock.js";
 
 /** A value that goes up and down by one (workqueue_depth). */
@@ -191,13 +192,13 @@ type QueueLabel = "name" | "controller";
 
 /** The collectors of one registry, shared by every provider and queue that registers into it. */
 interface Collectors {
-  depth: Gauge<QueueLabel>;
-  adds: Counter<QueueLabel>;
-  latency: Histogram<QueueLabel>;
-  workDuration: Histogram<QueueLabel>;
-  unfinished: Gauge<QueueLabel>;
-  longest: Gauge<QueueLabel>;
-  retries: Counter<QueueLabel>;
+  depth: GaugeVec<QueueLabel>;
+  adds: CounterVec<QueueLabel>;
+  latency: HistogramVec<QueueLabel>;
+  workDuration: HistogramVec<QueueLabel>;
+  unfinished: GaugeVec<QueueLabel>;
+  longest: GaugeVec<QueueLabel>;
+  retries: CounterVec<QueueLabel>;
   /** Queues' unfinished-work updaters, run before the two unfinished-work gauges are read. */
   updaters: Set<() => void>;
 }
@@ -214,28 +215,28 @@ function collectorsFor(registry: Registry): Collectors {
   const registers = [registry];
   const labelNames = ["name", "controller"] as const;
   const c: Collectors = {
-    depth: new Gauge({ name: workqueueMetricNames.depth, help: "Current depth of workqueue", labelNames, registers }),
-    adds: new Counter({
+    depth: new GaugeVec({ name: workqueueMetricNames.depth, help: "Current depth of workqueue", labelNames, registers }),
+    adds: new CounterVec({
       name: workqueueMetricNames.adds,
       help: "Total number of adds handled by workqueue",
       labelNames,
       registers,
     }),
-    latency: new Histogram({
+    latency: new HistogramVec({
       name: workqueueMetricNames.queueLatency,
       help: "How long in seconds an item stays in workqueue before being requested.",
       labelNames,
-      buckets: [...workqueueDurationBuckets],
+      buckets: workqueueDurationBuckets,
       registers,
     }),
-    workDuration: new Histogram({
+    workDuration: new HistogramVec({
       name: workqueueMetricNames.workDuration,
       help: "How long in seconds processing an item from workqueue takes.",
       labelNames,
-      buckets: [...workqueueDurationBuckets],
+      buckets: workqueueDurationBuckets,
       registers,
     }),
-    unfinished: new Gauge({
+    unfinished: new GaugeVec({
       name: workqueueMetricNames.unfinishedWork,
       help:
         "How many seconds of work has done that is in progress and hasn't been observed by work_duration. " +
@@ -245,14 +246,14 @@ function collectorsFor(registry: Registry): Collectors {
       registers,
       collect: runUpdaters,
     }),
-    longest: new Gauge({
+    longest: new GaugeVec({
       name: workqueueMetricNames.longestRunningProcessor,
       help: "How many seconds has the longest running processor for workqueue been running.",
       labelNames,
       registers,
       collect: runUpdaters,
     }),
-    retries: new Counter({
+    retries: new CounterVec({
       name: workqueueMetricNames.retries,
       help: "Total number of retries handled by workqueue",
       labelNames,
@@ -269,6 +270,8 @@ function collectorsFor(registry: Registry): Collectors {
  * names with the labels `name` and `controller` (controller-runtime's, both the queue's name). The seven collectors are registered once per registry and shared,
  * so any number of providers and queues (with different names) can use the same registry. The
  * unfinished-work gauges are recomputed from each queue's clock whenever the registry is read.
+ * Each queue resolves its children once (metricvec.ts): an add, get or done updates plain numbers,
+ * as client-go's metrics do, instead of hashing the label set as prom-client's own metrics would.
  */
 export class PrometheusMetricsProvider implements WorkqueueMetricsProvider {
   private readonly c: Collectors;
@@ -278,25 +281,25 @@ export class PrometheusMetricsProvider implements WorkqueueMetricsProvider {
   }
 
   newDepthMetric(name: string): GaugeMetric {
-    return this.c.depth.labels({ name, controller: name });
+    return this.c.depth.child(name, name);
   }
   newAddsMetric(name: string): CounterMetric {
-    return this.c.adds.labels({ name, controller: name });
+    return this.c.adds.child(name, name);
   }
   newLatencyMetric(name: string): HistogramMetric {
-    return this.c.latency.labels({ name, controller: name });
+    return this.c.latency.child(name, name);
   }
   newWorkDurationMetric(name: string): HistogramMetric {
-    return this.c.workDuration.labels({ name, controller: name });
+    return this.c.workDuration.child(name, name);
   }
   newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.unfinished.labels({ name, controller: name });
+    return this.c.unfinished.child(name, name);
   }
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.longest.labels({ name, controller: name });
+    return this.c.longest.child(name, name);
   }
   newRetriesMetric(name: string): CounterMetric {
-    return this.c.retries.labels({ name, controller: name });
+    return this.c.retries.child(name, name);
   }
   onCollect(update: () => void): () => void {
     const updaters = this.c.updaters;

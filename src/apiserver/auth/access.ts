@@ -202,7 +202,9 @@ export class AccessControl {
     const user = impersonate(req, requestor, this.decideFn);
     let attrs: Attributes;
     try {
-      attrs = { ...requestInfoOf(req.method ?? "GET", url), user };
+      // requestInfoOf builds a fresh object: it becomes the attributes (no copy per request).
+      attrs = requestInfoOf(req.method ?? "GET", url) as Attributes;
+      attrs.user = user;
     } catch (err) {
       throw StatusError.internalError(err);
     }

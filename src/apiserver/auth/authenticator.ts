@@ -29,24 +29,41 @@ export type TokenResult = { user: UserInfo; audiences?: string[] } | { error: st
 
 const none: AuthResult = { kind: "none" };
 
+/**
+ * What a TLS connection's client certificate says, computed once per connection: the peer
+ * certificate cannot change on an established TLS connection (renegotiation is refused, and
+ * TLS 1.3 has none), and reading it (getPeerCertificate builds an object from the DER) on every
+ * request would cost more than the rest of the authentication.
+ */
+const byConnection = new WeakMap<object, AuthResult>();
+
 /** Client certificates verified against the client CA by the TLS layer: CN = user, O = groups. */
 export const clientCertificateAuthenticator: RequestAuthenticator = {
   authenticate(req) {
     const socket = req.socket as Partial<TLSSocket>;
     if (typeof socket.getPeerCertificate !== "function") return none;
-    const peer = socket.getPeerCertificate();
-    if (!peer || Object.keys(peer).length === 0) return none;
-    if (!socket.authorized) {
-      return { kind: "error", message: `verifying certificate SN=${peer.serialNumber}, SKID=, AKID= failed: x509: ${socket.authorizationError ?? "certificate signed by unknown authority"}` };
+    let r = byConnection.get(socket);
+    if (r === undefined) {
+      r = certificateIdentity(socket);
+      byConnection.set(socket, r);
     }
-    const cn = peer.subject?.CN;
-    const username = Array.isArray(cn) ? String(cn[0]) : (cn ?? "");
-    if (!username) return { kind: "error", message: "x509: certificate has no common name" };
-    const o: unknown = peer.subject?.O;
-    const groups = o === undefined ? [] : Array.isArray(o) ? o.map(String) : [String(o)];
-    return { kind: "user", user: { username, groups } };
+    return r;
   },
 };
+
+function certificateIdentity(socket: Partial<TLSSocket>): AuthResult {
+  const peer = socket.getPeerCertificate!();
+  if (!peer || Object.keys(peer).length === 0) return none;
+  if (!socket.authorized) {
+    return { kind: "error", message: `verifying certificate SN=${peer.serialNumber}, SKID=, AKID= failed: x509: ${socket.authorizationError ?? "certificate signed by unknown authority"}` };
+  }
+  const cn = peer.subject?.CN;
+  const username = Array.isArray(cn) ? String(cn[0]) : (cn ?? "");
+  if (!username) return { kind: "error", message: "x509: certificate has no common name" };
+  const o: unknown = peer.subject?.O;
+  const groups = o === undefined ? [] : Array.isArray(o) ? o.map(String) : [String(o)];
+  return { kind: "user", user: { username, groups } };
+}
 
 /** Extracts the bearer token of an Authorization header ("Bearer <token>", scheme case-insensitive). */
 export function bearerToken(req: IncomingMessage): string | undefined {

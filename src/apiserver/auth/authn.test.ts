@@ -5,7 +5,7 @@ import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { Attributes } from "../rbac/attributes.js";
-import { AuthenticationChain, bearerTokenAuthenticator, publicInfoPaths } from "./authenticator.js";
+import { AuthenticationChain, bearerTokenAuthenticator, clientCertificateAuthenticator, publicInfoPaths } from "./authenticator.js";
 import { impersonate } from "./impersonation.js";
 import { signJWT, verifyJWT, keyID } from "./jwt.js";
 import { ServiceAccountTokens } from "./serviceaccount.js";
@@ -188,5 +188,24 @@ describe("impersonation (impersonation_test.go)", () => {
 
   it("groups without a user is an error", () => {
     expect(() => impersonate(fakeRequest({ "Impersonate-Group": "g" }), admin, authz)).toThrow("without impersonating a user");
+  });
+});
+
+describe("client certificate authenticator", () => {
+  it("reads the peer certificate once per TLS connection", () => {
+    let reads = 0;
+    const socket = {
+      authorized: true,
+      getPeerCertificate: () => {
+        reads++;
+        return { subject: { CN: "alice", O: ["devs", "ops"] }, serialNumber: "01" };
+      },
+    };
+    const req = () => ({ headers: {}, socket }) as unknown as IncomingMessage;
+    for (let i = 0; i < 3; i++) expect(clientCertificateAuthenticator.authenticate(req())).toEqual({ kind: "user", user: { username: "alice", groups: ["devs", "ops"] } });
+    expect(reads).toBe(1);
+    const other = { ...socket, authorized: false, authorizationError: "certificate has expired" };
+    expect(clientCertificateAuthenticator.authenticate({ headers: {}, socket: other } as unknown as IncomingMessage)).toMatchObject({ kind: "error", message: expect.stringContaining("certificate has expired") });
+    expect(reads).toBe(2);
   });
 });

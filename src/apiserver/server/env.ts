@@ -21,4 +21,6 @@ export interface HandlerEnv {
   toTable?: TableConverter;
   maxBodyBytes: number;
   watch: WatchSettings;
+  /** The counter of events a watch of this resource sends (apiserver_watch_events_total; metrics/). */
+  watchEvents?: (group: string, version: string, resource: string) => { inc(): void };
 }

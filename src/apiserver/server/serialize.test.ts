@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deepFreeze } from "../../apimachinery/deepcopy.js";
 import { decodeProtobufBody, decodeProtobufMessage, encodeProtobufBody } from "../protobuf/index.js";
-import { bodyBytes, objectBytes, protobufBodyBytes, protobufWatchFrame } from "./serialize.js";
+import { bodyBytes, bodyChunks, objectBytes, protobufBodyBytes, protobufWatchFrame } from "./serialize.js";
 
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, resourceVersion: "7", labels: { "a/b": "é ✓" } }, data: { k: 'v"\n' } });
 
@@ -23,6 +23,17 @@ describe("response serialization", () => {
   it.each(cases)("%s: the UTF-8 of JSON.stringify", (_, body) => {
     expect(bodyBytes(body).toString("utf8")).toBe(JSON.stringify(body));
     expect(bodyBytes(body).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+    const { chunks, length } = bodyChunks(body);
+    expect(Buffer.concat(chunks as Buffer[]).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+    expect(length).toBe(Buffer.byteLength(JSON.stringify(body)));
+  });
+
+  it("gives a list of frozen items as the items' own cached bytes, not a copy", () => {
+    const items = [deepFreeze(cm("m")), deepFreeze(cm("n"))];
+    const { chunks } = bodyChunks({ kind: "ConfigMapList", metadata: {}, items });
+    expect(chunks).toHaveLength(5);
+    expect(chunks[1]).toBe(objectBytes(items[0]));
+    expect(chunks[3]).toBe(objectBytes(items[1]));
   });
 
   it("encodes a frozen object once and reuses the bytes", () => {

@@ -28,29 +28,48 @@ export function objectBytes(value: object): Buffer {
 const comma = Buffer.from(",");
 const close = Buffer.from("]}");
 
+/** A response body as the buffers to write in order, and their total length. */
+export interface BodyChunks {
+  readonly chunks: readonly Buffer[];
+  readonly length: number;
+}
+
+const single = (b: Buffer): BodyChunks => ({ chunks: [b], length: b.length });
+
 /**
- * The UTF-8 of JSON.stringify(body) for a response body. A list whose `items` is its last field
- * (every *List the server builds) is assembled from the cached bytes of its items.
+ * The UTF-8 of JSON.stringify(body) for a response body, as chunks: a list whose `items` is its
+ * last field (every *List the server builds) is the list's head, then each item's cached bytes
+ * with a comma or the closing `]}` — written as they are (writev), never copied into one Buffer.
  */
-export function bodyBytes(body: unknown): Buffer {
-  if (typeof body !== "object" || body === null) return Buffer.from(JSON.stringify(body));
-  if (Object.isFrozen(body)) return objectBytes(body);
+export function bodyChunks(body: unknown): BodyChunks {
+  if (typeof body !== "object" || body === null) return single(Buffer.from(JSON.stringify(body)));
+  if (Object.isFrozen(body)) return single(objectBytes(body));
   const items = (body as { items?: unknown }).items;
-  if (!Array.isArray(items) || items.length === 0) return Buffer.from(JSON.stringify(body));
+  if (!Array.isArray(items) || items.length === 0) return single(Buffer.from(JSON.stringify(body)));
   let last: string | undefined;
   for (const k in body) last = k;
-  if (last !== "items") return Buffer.from(JSON.stringify(body));
+  if (last !== "items") return single(Buffer.from(JSON.stringify(body)));
   const parts = new Array<Buffer>(items.length * 2 + 1);
   // The same object with an empty list ends in `"items":[]}`; the items go between the brackets.
   parts[0] = Buffer.from(JSON.stringify({ ...body, items: [] }).slice(0, -2));
+  let length = parts[0].length + items.length;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
     // Inside an array JSON.stringify writes null for what it would omit; keep to objects.
-    if (typeof item !== "object" || item === null) return Buffer.from(JSON.stringify(body));
-    parts[2 * i + 1] = objectBytes(item);
+    if (typeof item !== "object" || item === null) return single(Buffer.from(JSON.stringify(body)));
+    const b = objectBytes(item);
+    parts[2 * i + 1] = b;
     parts[2 * i + 2] = i + 1 < items.length ? comma : close;
+    length += b.length;
   }
-  return Buffer.concat(parts);
+  // `items.length` separators: n − 1 commas of one byte and the two bytes of `]}`.
+  return { chunks: parts, length: length + 1 };
+}
+
+/** The UTF-8 of JSON.stringify(body) for a response body, in one Buffer (see bodyChunks). */
+export function bodyBytes(body: unknown): Buffer {
+  const { chunks, length } = bodyChunks(body);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks as Buffer[], length);
 }
 
 /*

@@ -79,12 +79,14 @@ export async function serveWatch(
   const onClose = () => ac.abort();
   res.on("close", onClose);
   const events = watchCollection(store, namespace, opts, env.watch, ac.signal);
+  const sent = env.watchEvents?.(store.gr.group, store.strategy.names.version, store.gr.resource);
   res.writeHead(200, { "Content-Type": watchContentType(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
   try {
     for await (const ev of events) {
       if (ac.signal.aborted) break;
       const ok = res.write(encode(env, store, ev, rep, include));
+      sent?.inc();
       if (!ok) {
         await new Promise<void>((resolve) => {
           const done = () => {

@@ -100,5 +100,11 @@ export interface Storage {
   watch(prefix: string, req: WatchRequest): StorageWatch;
   /** Drops history at or below `rev` (bounded by the current revision). */
   compact(rev: number): void;
+  /**
+   * Optional: calls `fn` synchronously with the event of every committed write, in revision
+   * order; returns the function that unregisters it. For cheap observers (metrics) that must see
+   * every write without the lag limit of a watch; `fn` must not write to the store.
+   */
+  subscribe?(fn: (ev: StorageEvent) => void): () => void;
   close(): Promise<void>;
 }

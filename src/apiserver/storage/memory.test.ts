@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryStorage } from "./memory.js";
+import { FakeClock } from "../../apimachinery/clock.js";
+import { MemoryStorage, minRetainedEvents } from "./memory.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
 import type { StorageEvent, StorageWatch } from "./interface.js";
 
@@ -195,5 +196,88 @@ describe("MemoryStorage", () => {
     const w2 = s.watch("/k/", { fromRevision: 1 });
     await s.close();
     expect(w2.endReason).toBe("store-stopped");
+  });
+
+  describe("history window (bounded by time as well as count)", () => {
+    it("compacts events older than the window once writes stop, keeping the newest ones", async () => {
+      const clock = new FakeClock();
+      const s = new MemoryStorage({ clock, historyWindowMs: 10_000, historySize: 100_000 });
+      for (let i = 0; i < 500; i++) await s.create(`/r/cm/default/c${i}`, cm(`c${i}`));
+      for (let i = 0; i < 500; i++) await s.delete(`/r/cm/default/c${i}`);
+      expect(s.retainedEvents()).toBe(1000);
+      clock.step(9_000);
+      expect(s.retainedEvents()).toBe(1000);
+      clock.step(2_000);
+      // No write since: the timer expired them; the newest minRetainedEvents stay.
+      expect(s.retainedEvents()).toBe(minRetainedEvents);
+      expect(s.compactedRevision()).toBe(s.currentRevision() - minRetainedEvents);
+      // Keys whose versions are all compacted tombstones are gone.
+      expect((await s.list("/r/cm/")).items).toHaveLength(0);
+      await s.close();
+    });
+
+    it("expires on writes under a steady stream, and watchers resuming from before the window get compacted", async () => {
+      const clock = new FakeClock();
+      const s = new MemoryStorage({ clock, historyWindowMs: 1000 });
+      const first = await s.create("/r/cm/default/x", cm("x", { n: "0" }));
+      for (let i = 1; i <= 300; i++) {
+        clock.step(10);
+        await s.update("/r/cm/default/x", cm("x", { n: String(i) }));
+      }
+      // 3 s of writes, 10 ms apart: about the last second's events remain (≥ the minimum).
+      expect(s.retainedEvents()).toBeGreaterThanOrEqual(minRetainedEvents);
+      expect(s.retainedEvents()).toBeLessThanOrEqual(101);
+      expect(() => s.watch("/r/cm/", { fromRevision: first.rev })).toThrow(CompactedError);
+      await s.close();
+    });
+
+    it("historyWindowMs 0 bounds history by count only", async () => {
+      const clock = new FakeClock();
+      const s = new MemoryStorage({ clock, historyWindowMs: 0 });
+      for (let i = 0; i < 300; i++) await s.create(`/r/cm/default/c${i}`, cm(`c${i}`));
+      clock.step(3_600_000);
+      await s.create("/r/cm/default/last", cm("last"));
+      expect(s.retainedEvents()).toBe(301);
+      await s.close();
+    });
+  });
+
+  it("subscribe: listeners see every write synchronously, in order, until unsubscribed", async () => {
+    const s = new MemoryStorage();
+    const seen: string[] = [];
+    const stop = s.subscribe((ev) => seen.push(`${ev.type} ${ev.key} ${ev.rev}`));
+    const a = await s.create("/r/cm/default/a", cm("a"));
+    expect(seen).toEqual([`ADDED /r/cm/default/a ${a.rev}`]);
+    await s.update("/r/cm/default/a", cm("a", { k: "v" }));
+    await s.update("/r/cm/default/a", cm("a", { k: "v" })); // no-op: no event
+    await s.delete("/r/cm/default/a");
+    stop();
+    await s.create("/r/cm/default/b", cm("b"));
+    expect(seen).toEqual([`ADDED /r/cm/default/a ${a.rev}`, `MODIFIED /r/cm/default/a ${a.rev + 1}`, `DELETED /r/cm/default/a ${a.rev + 2}`]);
+  });
+
+  it("pages with the remaining counts of a full scan, also when writes happen between pages", async () => {
+    const s = new MemoryStorage({ historySize: 100_000 });
+    for (let i = 0; i < 2000; i++) await s.create(`/r/cm/default/c${String(i).padStart(5, "0")}`, cm(`c${i}`));
+    const rev = s.currentRevision();
+    let start: string | undefined;
+    let seen = 0;
+    for (let page = 0; ; page++) {
+      const r = await s.list("/r/cm/", { revision: rev, startKey: start, limit: 300 });
+      seen += r.items.length;
+      // Writes after the list's revision change nothing of it.
+      await s.create(`/r/cm/default/late${page}`, cm(`late${page}`));
+      await s.delete(`/r/cm/default/c${String(page * 7).padStart(5, "0")}`);
+      if (!r.nextKey) {
+        expect(r.remainingItemCount).toBeUndefined();
+        break;
+      }
+      expect(r.remainingItemCount).toBe(2000 - seen);
+      // A fresh store scan from the same key agrees.
+      const scanned = await s.list("/r/cm/", { revision: rev, startKey: r.items[r.items.length - 1].key + "\x01", limit: 1 });
+      expect((scanned.remainingItemCount ?? 0) + scanned.items.length).toBe(2000 - seen);
+      start = r.nextKey;
+    }
+    expect(seen).toBe(2000);
   });
 });

@@ -16,12 +16,18 @@
  * - The log keeps the events with revision in (compacted, rev]; when it grows beyond
  *   `historySize` the oldest events are compacted away, which also trims `history`, so memory is
  *   bounded by live objects + `historySize` versions (+ fewer than 64 unreadable ones per key).
+ * - The log is bounded by time as well, like kube-apiserver's watch cache (its event fresh
+ *   duration, 75 s): events older than `historyWindowMs` are compacted away — on the next write,
+ *   or by a timer when no write comes (so the memory of a burst is given back once it has
+ *   passed) — except the newest `minRetainedEvents`, which stay whatever their age (upstream's
+ *   lower bound of 100 events). Each event records the clock's time of its write.
  * - Watchers do not copy events: each holds a cursor into the shared log and reads from it.
  *   `pending` counts events for its prefix delivered to the log but not yet read; a watcher
  *   with more than `maxLag` pending events, or whose unread events are compacted away, is closed
  *   ("too-slow") and its client is expected to re-watch or relist.
  */
 import type { KubeObject } from "../../apimachinery/types.js";
+import { realClock, type Clock, type Timer } from "../../apimachinery/clock.js";
 import { deepCopy, deepFreeze, semanticEqual } from "../../apimachinery/deepcopy.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
 import type {
@@ -44,7 +50,19 @@ export interface MemoryStorageOptions {
   maxWatchLag?: number;
   /** The revision of the empty store (default 1, as etcd); the first write gets the next one. */
   initialRevision?: number;
+  /** Events older than this are compacted away (default 75 s, the watch cache's fresh duration); 0: no time bound. */
+  historyWindowMs?: number;
+  /** The time source of the history window (default: the real clock). */
+  clock?: Clock;
 }
+
+/** The default of `historyWindowMs`: kube-apiserver's DefaultEventFreshDuration (bookmark frequency + 15 s). */
+export const defaultHistoryWindowMs = 75_000;
+/** Events kept whatever their age (kube-apiserver's watch cache never shrinks below 100 events). */
+export const minRetainedEvents = 100;
+
+/** Called synchronously with every write's event, after watchers were told (see `subscribe`). */
+export type StorageListener = (ev: StorageEvent) => void;
 
 interface Version {
   rev: number;
@@ -59,6 +77,8 @@ class Event implements StorageEvent {
     readonly rev: number,
     readonly object: KubeObject,
     readonly prevObject: KubeObject | undefined,
+    /** The clock's time of the write (for the history window). */
+    readonly time: number,
   ) {}
 
   encoded(format: string, build: () => Buffer): Buffer {
@@ -93,6 +113,11 @@ export class MemoryStorage implements Storage {
   private readonly historySize: number;
   private readonly maxWatchLag: number;
   private readonly watchers = new Set<MemoryWatch>();
+  private readonly listeners = new Set<StorageListener>();
+  private readonly historyWindowMs: number;
+  private readonly clock: Clock;
+  /** Fires when the oldest retained event leaves the history window (set only while one can). */
+  private expiry: Timer | undefined;
   private closed = false;
 
   constructor(opts: MemoryStorageOptions = {}) {
@@ -100,6 +125,20 @@ export class MemoryStorage implements Storage {
     this.compacted = this.rev;
     this.historySize = Math.max(1, opts.historySize ?? 10_000);
     this.maxWatchLag = Math.max(1, opts.maxWatchLag ?? 1000);
+    this.historyWindowMs = Math.max(0, opts.historyWindowMs ?? defaultHistoryWindowMs);
+    this.clock = opts.clock ?? realClock;
+  }
+
+  /**
+   * Registers `fn` to be called synchronously with the event of every write (after the
+   * watchers were notified); returns the function that unregisters it. Listeners must be cheap
+   * and must not write to the store (metrics, counters).
+   */
+  subscribe(fn: StorageListener): () => void {
+    this.listeners.add(fn);
+    return () => {
+      this.listeners.delete(fn);
+    };
   }
 
   currentRevision(): number {
@@ -163,6 +202,20 @@ export class MemoryStorage implements Storage {
       items.push({ key, rev: v.rev, object: v.object });
     }
     const result: ListResult = { items, revision: at };
+    if (items.length >= limit && !req.predicate) {
+      // A page continuing the previous one (same prefix and revision, starting right after its
+      // last key): its remaining count follows from the previous page's, without a rescan.
+      const before = req.startKey !== undefined ? this.takeRemaining(prefix, at, req.startKey) : undefined;
+      if (before !== undefined) {
+        const remaining = before - items.length;
+        if (remaining > 0) {
+          result.nextKey = items[items.length - 1].key + "\x00";
+          result.remainingItemCount = remaining;
+          this.keepRemaining(prefix, at, result.nextKey, remaining);
+        }
+        return result;
+      }
+    }
     if (items.length >= limit) {
       // More to come only if some later key under the prefix is live at `at`.
       let remaining = 0;
@@ -176,10 +229,31 @@ export class MemoryStorage implements Storage {
       }
       if (remaining > 0) {
         result.nextKey = items[items.length - 1].key + "\x00";
-        if (!req.predicate) result.remainingItemCount = remaining;
+        if (!req.predicate) {
+          result.remainingItemCount = remaining;
+          this.keepRemaining(prefix, at, result.nextKey, remaining);
+        }
       }
     }
     return result;
+  }
+
+  /**
+   * Remaining counts of recent pages, by prefix, revision and continue key, so that paging
+   * through N keys costs O(N) rather than a rescan of everything left on every page (a
+   * revision's state never changes, so a count stays right while that revision is readable).
+   * Bounded: the oldest entries go first. A page whose start is not in it is counted by a scan.
+   */
+  private readonly remainingCounts = new Map<string, number>();
+
+  private keepRemaining(prefix: string, rev: number, nextKey: string, remaining: number): void {
+    const m = this.remainingCounts;
+    if (m.size >= 1024) m.delete(m.keys().next().value as string);
+    m.set(`${rev}\x00${prefix}\x00${nextKey}`, remaining);
+  }
+
+  private takeRemaining(prefix: string, rev: number, startKey: string): number | undefined {
+    return this.remainingCounts.get(`${rev}\x00${prefix}\x00${startKey}`);
   }
 
   async create(key: string, obj: KubeObject): Promise<StoredObject> {
@@ -187,7 +261,7 @@ export class MemoryStorage implements Storage {
     if (this.getSync(key)) throw new KeyExistsError(key);
     const rev = this.rev + 1;
     const object = deepFreeze(withRevision(obj, rev));
-    this.append(key, { rev, object }, new Event("ADDED", key, rev, object, undefined));
+    this.append(key, { rev, object }, new Event("ADDED", key, rev, object, undefined, this.clock.now()));
     return { key, rev, object };
   }
 
@@ -201,7 +275,7 @@ export class MemoryStorage implements Storage {
     const rev = this.rev + 1;
     same.metadata!.resourceVersion = String(rev);
     const object = deepFreeze(same);
-    this.append(key, { rev, object }, new Event("MODIFIED", key, rev, object, cur.object));
+    this.append(key, { rev, object }, new Event("MODIFIED", key, rev, object, cur.object, this.clock.now()));
     return { key, rev, object };
   }
 
@@ -212,7 +286,7 @@ export class MemoryStorage implements Storage {
     if (expectedRev !== undefined && expectedRev !== cur.rev) throw new RevisionMismatchError(key, expectedRev, cur.rev);
     const rev = this.rev + 1;
     const object = deepFreeze(withRevision(cur.object, rev));
-    this.append(key, { rev, object: null }, new Event("DELETED", key, rev, object, cur.object));
+    this.append(key, { rev, object: null }, new Event("DELETED", key, rev, object, cur.object, this.clock.now()));
     return { key, rev, object };
   }
 
@@ -227,8 +301,33 @@ export class MemoryStorage implements Storage {
     this.rev = version.rev;
     this.log.push(ev);
     for (const w of this.watchers) w.notify(ev);
+    for (const l of this.listeners) l(ev);
     const retained = this.log.length - this.head;
     if (retained > this.historySize) this.compact(this.rev - this.historySize);
+    if (this.historyWindowMs > 0 && retained > minRetainedEvents) this.expire();
+  }
+
+  /**
+   * Compacts the events older than the history window (keeping the newest minRetainedEvents),
+   * and arms the timer for the next one to leave it.
+   */
+  private expire(): void {
+    if (this.historyWindowMs <= 0 || this.closed) return;
+    const now = this.clock.now();
+    const cutoff = now - this.historyWindowMs;
+    const keepFrom = this.log.length - minRetainedEvents;
+    let i = this.head;
+    while (i < keepFrom && this.log[i].time <= cutoff) i++;
+    if (i > this.head) this.compact(this.log[i - 1].rev);
+    if (this.expiry || this.log.length - this.head <= minRetainedEvents) return;
+    const oldest = this.log[this.head].time;
+    // At most one expiry a second (or per window, if shorter): under a steady stream of writes
+    // each write expires what has aged out, and the timer only matters once writes stop.
+    const delay = Math.max(oldest + this.historyWindowMs - now + 1, Math.min(1000, this.historyWindowMs));
+    this.expiry = this.clock.setTimer(delay, () => {
+      this.expiry = undefined;
+      this.expire();
+    });
   }
 
   // ---- persistence hooks (used by SqliteStorage, which validates and commits writes itself) ----
@@ -246,10 +345,10 @@ export class MemoryStorage implements Storage {
     if (object === null) {
       if (!prev) throw new KeyNotFoundError(key);
       const gone = deepFreeze(withRevision(prev.object, rev));
-      this.append(key, { rev, object: null }, new Event("DELETED", key, rev, gone, prev.object));
+      this.append(key, { rev, object: null }, new Event("DELETED", key, rev, gone, prev.object, this.clock.now()));
       return { key, rev, object: gone };
     }
-    this.append(key, { rev, object }, new Event(prev ? "MODIFIED" : "ADDED", key, rev, object, prev?.object));
+    this.append(key, { rev, object }, new Event(prev ? "MODIFIED" : "ADDED", key, rev, object, prev?.object, this.clock.now()));
     return { key, rev, object };
   }
 
@@ -264,6 +363,8 @@ export class MemoryStorage implements Storage {
     this.rev = compacted;
     this.compacted = compacted;
     const newKeys: string[] = [];
+    // Restored events count as written now: the window starts at the restart.
+    const now = this.clock.now();
     for (const r of records) {
       if (r.rev <= compacted) {
         if (r.object === null) continue;
@@ -282,9 +383,9 @@ export class MemoryStorage implements Storage {
       let ev: Event;
       if (r.object === null) {
         if (!prev) throw new Error(`restore: deletion of absent key ${r.key} at ${r.rev}`);
-        ev = new Event("DELETED", r.key, r.rev, deepFreeze(withRevision(prev, r.rev)), prev);
+        ev = new Event("DELETED", r.key, r.rev, deepFreeze(withRevision(prev, r.rev)), prev, now);
       } else {
-        ev = new Event(prev ? "MODIFIED" : "ADDED", r.key, r.rev, r.object, prev);
+        ev = new Event(prev ? "MODIFIED" : "ADDED", r.key, r.rev, r.object, prev, now);
       }
       if (vs) vs.push({ rev: r.rev, object: r.object });
       else {
@@ -301,6 +402,7 @@ export class MemoryStorage implements Storage {
     newKeys.sort();
     for (const k of newKeys) this.keys.insert(k);
     if (this.log.length > this.historySize) this.compact(this.rev - this.historySize);
+    this.expire();
   }
 
   compact(target: number): void {
@@ -367,6 +469,8 @@ export class MemoryStorage implements Storage {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.expiry?.cancel();
+    this.expiry = undefined;
     for (const w of [...this.watchers]) w.end("store-stopped");
   }
 

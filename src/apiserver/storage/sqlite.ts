@@ -46,7 +46,7 @@ import { isBusyError, openSqlite, type SqliteDatabase } from "./sqlitedriver.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { deepCopy, deepFreeze, semanticEqual } from "../../apimachinery/deepcopy.js";
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
-import type { ListRequest, ListResult, Storage, StorageWatch, StoredObject, WatchRequest } from "./interface.js";
+import type { ListRequest, ListResult, Storage, StorageEvent, StorageWatch, StoredObject, WatchRequest } from "./interface.js";
 import { MemoryStorage, type MemoryStorageOptions } from "./memory.js";
 import { ensurePrivateFile, privateDirMode, restrictIfExists } from "../privatefiles.js";
 import { CommitMarker } from "./commitmarker.js";
@@ -259,6 +259,11 @@ export class SqliteStorage implements Storage {
 
   watch(prefix: string, req: WatchRequest): StorageWatch {
     return this.memory.watch(prefix, req);
+  }
+
+  /** Committed writes only: the read side sees a write after its transaction. */
+  subscribe(fn: (ev: StorageEvent) => void): () => void {
+    return this.memory.subscribe(fn);
   }
 
   /** The newest state of a key, staged writes included. */

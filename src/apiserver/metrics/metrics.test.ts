@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { MemoryStorage } from "../storage/memory.js";
+import { ApiServerMetrics, InFlightRequests, equalApartFromVolatile } from "./metrics.js";
+import { requestLabels } from "./requestlabels.js";
+
+describe("requestLabels (kube-apiserver's reported verb and scope)", () => {
+  const cases: Array<[string, string, string | undefined, Partial<ReturnType<typeof requestLabels>> | undefined]> = [
+    ["GET", "/api/v1/namespaces/default/pods/web", undefined, { verb: "GET", scope: "resource", group: "", version: "v1", resource: "pods", subresource: "", longRunning: false }],
+    ["GET", "/api/v1/namespaces/default/pods", undefined, { verb: "LIST", scope: "namespace" }],
+    ["GET", "/api/v1/pods", undefined, { verb: "LIST", scope: "cluster" }],
+    ["GET", "/api/v1/pods?watch=true", undefined, { verb: "WATCH", scope: "cluster", longRunning: true }],
+    ["GET", "/api/v1/pods?watch=1&resourceVersion=5", undefined, { verb: "WATCH", longRunning: true }],
+    ["GET", "/api/v1/pods?watch=false", undefined, { verb: "LIST", longRunning: false }],
+    ["GET", "/api/v1/watch/namespaces/default/pods", undefined, { verb: "WATCH", scope: "namespace", longRunning: true }],
+    ["POST", "/apis/apps/v1/namespaces/default/deployments", "application/json", { verb: "POST", scope: "resource", group: "apps" }],
+    ["POST", "/api/v1/namespaces", "application/json", { verb: "POST", scope: "resource", resource: "namespaces" }],
+    ["PUT", "/apis/apps/v1/namespaces/default/deployments/web/status", "application/json", { verb: "PUT", scope: "resource", subresource: "status" }],
+    ["PATCH", "/apis/apps/v1/namespaces/default/deployments/web", "application/merge-patch+json", { verb: "PATCH" }],
+    ["PATCH", "/apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl", "application/apply-patch+yaml", { verb: "APPLY" }],
+    ["DELETE", "/api/v1/namespaces/default/configmaps", undefined, { verb: "DELETE", scope: "namespace" }],
+    ["DELETE", "/api/v1/namespaces/default/configmaps/a?dryRun=All", undefined, { verb: "DELETE", dryRun: "All", scope: "resource" }],
+    ["POST", "/api/v1/namespaces/default/configmaps?dryRun=Bogus", "application/json", { dryRun: "invalid" }],
+    ["GET", "/api/v1/namespaces/default/pods/web/log", undefined, { verb: "CONNECT", subresource: "log", longRunning: true }],
+    ["OPTIONS", "/api/v1/pods", undefined, { verb: "other" }],
+    ["GET", "/api/v1/nodes/n1", undefined, { verb: "GET", scope: "resource", resource: "nodes" }],
+    ["GET", "/apis", undefined, undefined],
+    ["GET", "/healthz", undefined, undefined],
+    ["GET", "/openapi/v2", undefined, undefined],
+  ];
+  it.each(cases)("%s %s", (method, target, contentType, want) => {
+    const got = requestLabels(method, target, contentType);
+    if (want === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatchObject(want);
+  });
+});
+
+describe("equalApartFromVolatile", () => {
+  const base = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "a", resourceVersion: "5", managedFields: [{ manager: "m", operation: "Update", time: "2026-01-01T00:00:00Z", fieldsV1: { "f:data": {} } }] },
+    data: { k: "v" },
+  };
+  const cases: Array<[string, unknown, boolean]> = [
+    ["identical", base, true],
+    ["another resourceVersion", { ...base, metadata: { ...base.metadata, resourceVersion: "6" } }, true],
+    ["another managedFields time", { ...base, metadata: { ...base.metadata, managedFields: [{ ...base.metadata.managedFields[0], time: "2026-01-02T00:00:00Z" }] } }, true],
+    ["another managedFields manager", { ...base, metadata: { ...base.metadata, managedFields: [{ ...base.metadata.managedFields[0], manager: "n" }] } }, false],
+    ["another data value", { ...base, data: { k: "w" } }, false],
+    ["a label added", { ...base, metadata: { ...base.metadata, labels: { a: "b" } } }, false],
+    ["a field added", { ...base, binaryData: {} }, false],
+    ["a field removed", { apiVersion: "v1", kind: "ConfigMap", metadata: base.metadata }, false],
+  ];
+  it.each(cases)("%s", (_, other, want) => {
+    expect(equalApartFromVolatile(base, other as typeof base)).toBe(want);
+    expect(equalApartFromVolatile(other as typeof base, base)).toBe(want);
+  });
+});
+
+describe("InFlightRequests", () => {
+  it("reports the highest count since the last read, by kind", () => {
+    const f = new InFlightRequests();
+    f.enter(false);
+    f.enter(false);
+    f.enter(true);
+    f.leave(false);
+    f.leave(false);
+    expect(f.watermarks()).toEqual({ readOnly: 2, mutating: 1 });
+    expect(f.watermarks()).toEqual({ readOnly: 0, mutating: 1 });
+    f.leave(true);
+    expect(f.watermarks()).toEqual({ readOnly: 0, mutating: 1 });
+    expect(f.watermarks()).toEqual({ readOnly: 0, mutating: 0 });
+  });
+});
+
+describe("storage series", () => {
+  it("counts objects, committed writes and writes that change nothing but volatile metadata", async () => {
+    const storage = new MemoryStorage();
+    await storage.create("/registry/core/configmaps/default/old", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "old" } });
+    const m = new ApiServerMetrics();
+    const stop = await m.observeStorage(storage);
+    const mf = (time: string) => [{ manager: "m", operation: "Update", time }];
+    const key = "/registry/apps/deployments/default/web";
+    await storage.create(key, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", managedFields: mf("t1") }, spec: { replicas: 1 } });
+    await storage.update(key, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", managedFields: mf("t2") }, spec: { replicas: 1 } });
+    await storage.update(key, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", managedFields: mf("t3") }, spec: { replicas: 2 } });
+    // Equal in full: storage commits nothing, so nothing is counted.
+    await storage.update(key, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", managedFields: mf("t3") }, spec: { replicas: 2 } });
+    await storage.delete("/registry/core/configmaps/default/old");
+    stop();
+    await storage.create("/registry/core/configmaps/default/late", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "late" } });
+    const text = (await m.expose()).body;
+    expect(text).toContain('apiserver_storage_objects{resource="deployments.apps"} 1');
+    expect(text).toContain('apiserver_storage_objects{resource="configmaps"} 0');
+    expect(text).toContain('apiserver_resource_objects{group="apps",resource="deployments"} 1');
+    expect(text).toContain('kubeloop_apiserver_storage_writes_total{group="apps",resource="deployments",operation="update"} 2');
+    expect(text).toContain('kubeloop_apiserver_noop_writes_total{group="apps",resource="deployments"} 1');
+    expect(text).toContain('kubeloop_apiserver_storage_writes_total{group="",resource="configmaps",operation="delete"} 1');
+    await storage.close();
+  });
+});
+
