@@ -49,7 +49,7 @@ const MIN_WRITES = 3;
 class CountingFactory implements ResourceClientFactory {
   writes = 0;
   constructor(private readonly inner: ResourceClientFactory) {}
-  resource<T extends TypedObject = KubeObject>(r: ResourceDescriptor, namespace?: string): ResourceClient<T> {
+  resource<T extends TypedObject>(r: ResourceDescriptor<T>, namespace?: string): ResourceClient<T> {
     const c = this.inner.resource<T>(r, namespace);
     const count = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) => {
       this.writes++;

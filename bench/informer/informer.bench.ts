@@ -45,7 +45,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { Benchmark, Figure } from "../harness.js";
 import type { KubeObject } from "../../src/apimachinery/types.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
-import type { ResourceDescriptor } from "../../src/client/interfaces.js";
+import { builtin } from "../../src/client/typed.js";
 import { dropManagedFields, SharedIndexInformer, type SharedInformerOptions } from "../../src/informers/sharedinformer.js";
 
 const SERVER_ROLE = "kubeloop-informer-bench-server";
@@ -54,7 +54,7 @@ const NAMESPACES = 20;
 const ROUNDS = 4;
 const PLAIN_HTTP = process.env.INFORMER_BENCH_HTTP === "1";
 
-const podsResource: ResourceDescriptor = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
+const podsResource = builtin.pods;
 
 // ---- the server side (worker thread) -------------------------------------------------------
 

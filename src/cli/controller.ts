@@ -79,7 +79,7 @@ export async function runController(name: RunnableControllerName, opts: Controll
     });
     return;
   }
-  const logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
+  const logger: Logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
   const client = clientFor(opts.kubeconfig);
   const informers = new SharedInformerFactory(client, {
     namespace: opts.namespace ?? "",

@@ -67,7 +67,7 @@ export function apiBinder(client: KubeClient): PodBinder {
 }
 
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
-  const logger = opts.logger ?? silentLogger();
+  const logger: Logger = opts.logger ?? silentLogger();
   const api = await startApiServer(opts);
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {

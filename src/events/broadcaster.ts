@@ -15,7 +15,8 @@ import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { isAlreadyExists, isNotFound, StatusError } from "../apimachinery/errors.js";
 import type { KubeObject } from "../apimachinery/types.js";
-import { EventCorrelator, formatTime, nanoHex, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
+import { formatTime } from "../apimachinery/time.js";
+import { EventCorrelator, nanoHex, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
 import { goSprintf } from "./format.js";
 import type { EventSink } from "./sink.js";
 
@@ -342,10 +343,14 @@ class Recorder implements EventRecorder {
 
 /** A recorder that keeps events in memory, for tests (client-go's FakeRecorder). */
 export class FakeRecorder implements EventRecorder {
+  /** "<type> <reason> <message>" per event, in order (client-go FakeRecorder's channel lines). */
   readonly events: string[] = [];
+  /** The same events with the object they are about. */
+  readonly recorded: Array<{ object: KubeObject | ObjectReference; type: string; reason: string; message: string }> = [];
 
-  event(_o: KubeObject | ObjectReference, type: string, reason: string, message: string): void {
+  event(o: KubeObject | ObjectReference, type: string, reason: string, message: string): void {
     this.events.push(`${type} ${reason} ${message}`);
+    this.recorded.push({ object: o, type, reason, message });
   }
 
   eventf(o: KubeObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void {

@@ -24,29 +24,26 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
-import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
 import { realClock } from "../apimachinery/clock.js";
 import type { Clock } from "../apimachinery/clock.js";
-import type { ResourceClientFactory, ResourceDescriptor } from "../client/interfaces.js";
+import type { ObjectName } from "../apimachinery/objectname.js";
+import type { ResourceClientFactory } from "../client/interfaces.js";
+import { builtin } from "../client/typed.js";
 import { EventBroadcaster } from "../events/broadcaster.js";
 import type { EventRecorder, Subscription } from "../events/broadcaster.js";
 import { ClientEventSink } from "../events/sink.js";
 import { SharedInformerFactory } from "../informers/factory.js";
 import { LeaderElector } from "../leaderelection/leaderelector.js";
 import { LeaseLock } from "../leaderelection/resourcelock.js";
-import type { Controller } from "./controller.js";
+import { ControllerBuilder, ControllerBuilderError, type BuilderHost } from "./builder.js";
+import { Cache } from "./cache.js";
 import { defaultLogger } from "./logging.js";
 import type { Logger } from "./logging.js";
 
-export const leasesResource: ResourceDescriptor = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  resource: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
+/** Where leader election keeps its Lease. */
+export const leasesResource = builtin.leases;
 
 export interface LeaderElectionOptions {
   /** This candidate's identity; default hostname + "_" + a random UUID. */
@@ -78,6 +75,11 @@ export interface ManagerOptions {
   logger?: Logger;
   /** The registry /metrics serves (default: prom-client's global registry). */
   registry?: Registry;
+  /**
+   * Where controllers' event recorders come from (default: the manager's broadcaster, which
+   * records core/v1 Events through `client` once started). Tests pass a FakeRecorder's factory.
+   */
+  recorderProvider?: (component: string) => EventRecorder;
 }
 
 /** Anything the manager runs: resolves when done; the signal asks it to stop. */
@@ -157,16 +159,22 @@ interface Entry {
 
 type Endpoint = "metrics" | "health";
 
-export class Manager {
+export class Manager implements BuilderHost {
   readonly informers: SharedInformerFactory;
+  /** Typed reads of the informer caches (what reconciles get as ctx.cache). */
+  readonly cache: Cache;
   /** Records to the API (core/v1 Events) once started. */
   readonly eventBroadcaster: EventBroadcaster;
   readonly registry: Registry;
   readonly identity: string;
-  private readonly client: ResourceClientFactory;
+  /** The client controllers write through (each reconcile gets it bound to its signal). */
+  readonly client: ResourceClientFactory;
+  readonly clock: Clock;
+  /** The logger the manager and its controllers log to. */
+  readonly logger: Logger;
   private readonly opts: ManagerOptions;
-  private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly controllerNames = new Set<string>();
   private readonly gracefulShutdownTimeoutMs: number;
   private readonly entries: Entry[] = [];
   private readonly healthzChecks = new Map<string, HealthCheck>();
@@ -193,6 +201,7 @@ export class Manager {
     this.client = opts.client;
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? defaultLogger();
+    this.logger = this.log;
     this.registry = opts.registry ?? globalRegistry;
     this.gracefulShutdownTimeoutMs = opts.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
     this.informers =
@@ -201,6 +210,7 @@ export class Manager {
         clock: this.clock,
         onError: (message, err) => this.log.error({ err }, message),
       });
+    this.cache = new Cache(this.informers);
     this.eventBroadcaster = new EventBroadcaster({ clock: this.clock, logger: this.log, registry: this.registry });
     this.identity = (opts.leaderElection && opts.leaderElection.id) || `${hostname()}_${randomUUID()}`;
     // Validate bind addresses early: a typo fails construction, not start.
@@ -231,8 +241,29 @@ export class Manager {
     return this.leading;
   }
 
+  /** An event recorder for `component` (the event source), from `recorderProvider` or the broadcaster. */
   eventRecorder(component: string): EventRecorder {
+    if (this.opts.recorderProvider) return this.opts.recorderProvider(component);
     return this.eventBroadcaster.newRecorder({ component, host: hostname() });
+  }
+
+  /**
+   * Starts building a controller named `name` (unique in this manager): the one way to compose
+   * one. See builder.ts.
+   *
+   *   mgr.controller("app").for(apps).owns(builtin.deployments).reconcile(async (req, ctx) => …)
+   */
+  controller<R = ObjectName>(name: string): ControllerBuilder<R> {
+    return new ControllerBuilder<R>(this, name);
+  }
+
+  /** BuilderHost: adds a built controller's runnable. */
+  registerController(name: string, run: (signal: AbortSignal) => Promise<void>, needLeaderElection: boolean): void {
+    if (this.controllerNames.has(name)) {
+      throw new ControllerBuilderError(name, "a controller with this name already exists in the manager: names must be unique (they label metrics and logs)");
+    }
+    this.controllerNames.add(name);
+    this.add({ name, run }, { needLeaderElection });
   }
 
   /** Adds a runnable; after start it starts at once (when its leader-election condition holds). */
@@ -245,11 +276,6 @@ export class Manager {
     if (this.phaseValue === "Created") return;
     if (!entry.needLeaderElection) this.startEntry(entry, this.stopAll.signal);
     else if (this.leaderSignal && !this.leaderSignal.aborted) this.startEntry(entry, this.leaderSignal);
-  }
-
-  /** Adds a controller with `workers` workers; it runs only while leading. */
-  addController(c: Controller, workers: number): void {
-    this.add({ name: c.name, run: (signal) => c.run(signal, workers) }, { needLeaderElection: true });
   }
 
   /** Adds a check served under /healthz (and /healthz/<name>). */
@@ -302,7 +328,8 @@ export class Manager {
       return;
     }
     const lockName = `${le.namespace}/${le.name}`;
-    const lock = new LeaseLock(this.client.resource<Lease>(leasesResource, le.namespace), le.name, this.identity);
+    // LeaderElection events ("<id> became leader" / "stopped leading") under the identity as source, as controller-runtime's.
+    const lock = new LeaseLock(this.client.resource(leasesResource, le.namespace), le.name, this.identity, this.eventRecorder(this.identity));
     const elector = new LeaderElector({
       lock,
       leaseDurationMs: le.leaseDurationMs,

@@ -9,9 +9,13 @@ import type { Registry } from "prom-client";
 export const controllerMetricNames = Object.freeze({
   reconcileTotal: "controller_runtime_reconcile_total",
   reconcileErrors: "controller_runtime_reconcile_errors_total",
+  terminalReconcileErrors: "controller_runtime_terminal_reconcile_errors_total",
+  reconcilePanics: "controller_runtime_reconcile_panics_total",
   reconcileTime: "controller_runtime_reconcile_time_seconds",
   activeWorkers: "controller_runtime_active_workers",
   maxConcurrentReconciles: "controller_runtime_max_concurrent_reconciles",
+  /** kubeloop's own: event handlers, map functions and predicates that threw (isolated, not fatal). */
+  eventHandlerErrors: "kubeloop_controller_event_handler_errors_total",
 });
 
 /** The `result` label values of controller_runtime_reconcile_total. */
@@ -27,6 +31,9 @@ export const reconcileTimeBuckets: readonly number[] = Object.freeze([
 export interface ControllerCollectors {
   reconcileTotal: Counter<"controller" | "result">;
   reconcileErrors: Counter<"controller">;
+  terminalReconcileErrors: Counter<"controller">;
+  reconcilePanics: Counter<"controller">;
+  eventHandlerErrors: Counter<"controller">;
   reconcileTime: Histogram<"controller">;
   activeWorkers: Gauge<"controller">;
   maxConcurrentReconciles: Gauge<"controller">;
@@ -49,6 +56,24 @@ export function controllerCollectors(registry: Registry = globalRegistry): Contr
     reconcileErrors: new Counter({
       name: controllerMetricNames.reconcileErrors,
       help: "Total number of reconciliation errors per controller",
+      labelNames: ["controller"] as const,
+      registers,
+    }),
+    terminalReconcileErrors: new Counter({
+      name: controllerMetricNames.terminalReconcileErrors,
+      help: "Total number of terminal reconciliation errors per controller",
+      labelNames: ["controller"] as const,
+      registers,
+    }),
+    reconcilePanics: new Counter({
+      name: controllerMetricNames.reconcilePanics,
+      help: "Total number of reconciliation panics per controller",
+      labelNames: ["controller"] as const,
+      registers,
+    }),
+    eventHandlerErrors: new Counter({
+      name: controllerMetricNames.eventHandlerErrors,
+      help: "Total number of event handler, map function and predicate failures per controller",
       labelNames: ["controller"] as const,
       registers,
     }),

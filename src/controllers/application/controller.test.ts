@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";
+import type { ResourceDescriptor } from "../../apimachinery/resource.js";
 import type { KubeObject, TypedObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
 import { FakeRecorder } from "../../events/broadcaster.js";
@@ -96,7 +97,7 @@ class Fixture {
       labelSelector: this.labelSelector,
       registry: new Registry(),
     });
-    const load = <T extends TypedObject>(r: typeof builtin.deployments, objs: T[], add: (o: T) => void) => {
+    const load = <T extends TypedObject>(r: ResourceDescriptor<T>, objs: T[], add: (o: T) => void) => {
       for (const o of objs) {
         // The tracker assigns resourceVersion and creationTimestamp; the cached copy carries the same.
         const input = deepCopy(o) as unknown as KubeObject;

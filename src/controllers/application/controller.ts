@@ -138,6 +138,9 @@ export class ApplicationController {
 
     this.controller = new Controller({
       name: "application",
+      client: this.client,
+      recorder: this.recorder,
+      informers: opts.informers,
       reconcile: (key) => this.syncHandler(key).then(() => undefined),
       caches: [this.applicationInformer, this.deploymentInformer, this.serviceInformer],
       clock: this.clock,

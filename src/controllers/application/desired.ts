@@ -20,7 +20,8 @@
  */
 import type { Deployment, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type { Container, ContainerPort, EnvVar, ResourceRequirements, Service, ServicePort } from "kubernetes-types/core/v1.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { parseQuantity } from "../podlifecycle/quantity.js";
 import {

@@ -68,7 +68,7 @@ export interface ApplicationManager {
 
 /** Builds the manager and the controller from the options, without starting anything. */
 export function createApplicationManager(opts: RunApplicationControllerOptions = {}): ApplicationManager {
-  const logger = opts.logger ?? createLogger({ level: opts.logLevel, name: CONTROLLER_NAME });
+  const logger: Logger = opts.logger ?? createLogger({ level: opts.logLevel, name: CONTROLLER_NAME });
   const workers = opts.workers ?? DEFAULT_APPLICATION_WORKERS;
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, got ${workers}`);
   let owned: KubeClient | undefined;
@@ -110,7 +110,7 @@ export function createApplicationManager(opts: RunApplicationControllerOptions =
     labelSelector: opts.labelSelector,
     registry: manager.registry,
   });
-  manager.addController(controller.controller, workers);
+  manager.add({ name: controller.controller.name, run: (s) => controller.run(s, workers) });
   return { manager, controller, client, close: async () => void (await owned?.close()) };
 }
 

@@ -12,7 +12,8 @@
  * `statusEqual` says it changed.
  */
 import type { Deployment, DeploymentCondition } from "kubernetes-types/apps/v1.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import {
   CONDITION_AVAILABLE,

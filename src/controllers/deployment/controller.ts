@@ -17,7 +17,8 @@ import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { deepEqual, semanticEqual } from "../../apimachinery/equality.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import { labelSelectorAsSelector, type Selector } from "../../apimachinery/labels.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
@@ -97,6 +98,9 @@ export class DeploymentController {
 
     this.controller = new Controller({
       name: "deployment",
+      client: this.client,
+      recorder: this.recorder,
+      informers: opts.informers,
       reconcile: (key) => this.reconcile(key),
       caches: [this.deploymentInformer, this.rsInformer, this.podInformer],
       maxRetries: DEPLOYMENT_MAX_RETRIES,
@@ -184,7 +188,7 @@ export class DeploymentController {
     if (curRS.metadata?.resourceVersion === oldRS.metadata?.resourceVersion) return;
     const curRef = getControllerOf(curRS);
     const oldRef = getControllerOf(oldRS);
-    const refChanged = !semanticEqual(curRef, oldRef);
+    const refChanged = !deepEqual(curRef, oldRef);
     if (refChanged && oldRef) {
       const d = this.resolveControllerRef(oldRS.metadata?.namespace ?? "", oldRef);
       if (d) this.enqueueDeployment(d);
@@ -332,7 +336,7 @@ export class DeploymentController {
     const d = withDeploymentDefaults(deepCopy(cached));
     const ctx = this.newContext();
 
-    if (d.spec?.selector && semanticEqual(d.spec.selector, {})) {
+    if (d.spec?.selector && deepEqual(d.spec.selector, {})) {
       this.recorder.event(asKube(d), "Warning", SELECTING_ALL_REASON, "This deployment is selecting all pods. A non-empty selector is required.");
       if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) {
         (d.status ??= {}).observedGeneration = d.metadata?.generation;

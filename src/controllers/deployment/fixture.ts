@@ -8,7 +8,7 @@ import type { Deployment, ReplicaSet, ReplicaSetStatus } from "kubernetes-types/
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import type { IntOrString, KubeObject } from "../../apimachinery/types.js";
+import type { IntOrString } from "../../apimachinery/types.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { builtin } from "../../client/typed.js";
 import { FakeRecorder } from "../../events/broadcaster.js";
@@ -168,9 +168,9 @@ export class DeploymentFixture {
   /** Seeds the client, builds the controller, fills its caches. */
   newController(): { dc: DeploymentController; informers: SharedInformerFactory } {
     for (const o of this.objects) {
-      const kind = o.kind ?? "";
-      const r = kind === "Deployment" ? builtin.deployments : kind === "ReplicaSet" ? builtin.replicaSets : builtin.pods;
-      this.client.seed(r, fixtureCopy(o) as unknown as KubeObject);
+      if (o.kind === "Deployment") this.client.seed(builtin.deployments, fixtureCopy(o as Deployment));
+      else if (o.kind === "ReplicaSet") this.client.seed(builtin.replicaSets, fixtureCopy(o as ReplicaSet));
+      else this.client.seed(builtin.pods, fixtureCopy(o as Pod));
     }
     const informers = new SharedInformerFactory(this.client, { clock: this.clock });
     const dc = new DeploymentController({ client: this.client, informers, recorder: this.recorder, clock: this.clock, logger: silentLogger() });
@@ -249,9 +249,9 @@ export function newSyncContext(objects: Array<Deployment | ReplicaSet> = []): {
   const recorder = new FakeRecorder();
   const rsIndexer = new CacheIndexer<ReplicaSet>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
   for (const o of objects) {
-    if (o.kind === "Deployment") client.seed(builtin.deployments, deepCopy(o) as unknown as KubeObject);
+    if (o.kind === "Deployment") client.seed(builtin.deployments, deepCopy(o as Deployment));
     else {
-      client.seed(builtin.replicaSets, deepCopy(o) as unknown as KubeObject);
+      client.seed(builtin.replicaSets, deepCopy(o as ReplicaSet));
       rsIndexer.add(deepCopy(o) as ReplicaSet);
     }
   }

@@ -16,7 +16,8 @@ import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
 import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { isForbidden, isNotFound, StatusError } from "../../apimachinery/errors.js";
 import { selectorFromValidatedSet } from "../../apimachinery/labels.js";
 import type { ObjectName } from "../../apimachinery/objectname.js";
@@ -98,6 +99,8 @@ export class EndpointsController {
     this.endpoints = opts.informers.forResource<Endpoints>(builtin.endpoints);
     this.controller = new Controller({
       name: ENDPOINTS_CONTROLLER_NAME,
+      client: this.client,
+      informers: opts.informers,
       reconcile: (key) => this.syncService(key),
       caches: [this.services, this.pods, this.endpoints],
       maxRetries: ENDPOINTS_MAX_RETRIES,

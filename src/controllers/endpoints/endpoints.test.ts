@@ -3,7 +3,6 @@ import type { ContainerPort, Endpoints, Pod, Service, ServicePort } from "kubern
 import { Registry } from "prom-client";
 import { FakeClock, flushMicrotasks } from "../../apimachinery/clock.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
 import { SharedInformerFactory } from "../../informers/factory.js";
 import { FakeClient } from "../../testing/fakeclient.js";
@@ -79,9 +78,9 @@ afterEach(() => {
 async function setup(objects: { services?: Service[]; pods?: Pod[]; endpoints?: Endpoints[] }): Promise<Env> {
   const clock = new FakeClock();
   const client = new FakeClient({ clock });
-  for (const s of objects.services ?? []) client.seed(builtin.services, s as KubeObject);
-  for (const p of objects.pods ?? []) client.seed(builtin.pods, p as KubeObject);
-  for (const e of objects.endpoints ?? []) client.seed(builtin.endpoints, e as KubeObject);
+  for (const s of objects.services ?? []) client.seed(builtin.services, s);
+  for (const p of objects.pods ?? []) client.seed(builtin.pods, p);
+  for (const e of objects.endpoints ?? []) client.seed(builtin.endpoints, e);
   const informers = new SharedInformerFactory(client, { clock });
   const ec = new EndpointsController({ client, informers, clock, registry: new Registry() });
   const ac = new AbortController();
@@ -222,8 +221,8 @@ describe("EndpointsController.run", () => {
   it("follows services and pods, then settles with no writes", async () => {
     const clock = new FakeClock();
     const client = new FakeClient({ clock });
-    client.seed(builtin.services, svc("web") as KubeObject);
-    client.seed(builtin.pods, pod("a", { ip: "10.0.0.1" }) as KubeObject);
+    client.seed(builtin.services, svc("web"));
+    client.seed(builtin.pods, pod("a", { ip: "10.0.0.1" }));
     client.seed(builtin.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "orphan", namespace: "default" } });
     const informers = new SharedInformerFactory(client, { clock });
     const ec = new EndpointsController({ client, informers, clock, registry: new Registry() });
@@ -248,9 +247,9 @@ describe("EndpointsController.run", () => {
     await until(() => ips() === "10.0.0.1" && orphanGone());
 
     // A new matching pod joins; a relabelled pod leaves.
-    await client.resource(builtin.pods, "default").create(pod("b", { ip: "10.0.0.2" }) as KubeObject);
+    await client.resource(builtin.pods, "default").create(pod("b", { ip: "10.0.0.2" }));
     await until(() => ips() === "10.0.0.1,10.0.0.2");
-    const a = client.tracker.get(builtin.pods, "default", "a");
+    const a = await client.resource(builtin.pods, "default").get("a");
     await client.resource(builtin.pods, "default").update({ ...a, metadata: { ...a.metadata, labels: { app: "other" } } });
     await until(() => ips() === "10.0.0.2");
 
@@ -261,7 +260,7 @@ describe("EndpointsController.run", () => {
     for (let i = 0; i < 30; i++) await flushMicrotasks();
     client.clearActions();
     // Steady state: an irrelevant pod change and an explicit resync of the service write nothing.
-    const b = client.tracker.get(builtin.pods, "default", "b");
+    const b = await client.resource(builtin.pods, "default").get("b");
     await client.resource(builtin.pods, "default").update({ ...b, metadata: { ...b.metadata, annotations: { note: "x" } } });
     ec.controller.enqueue("default/web");
     for (let i = 0; i < 30; i++) await flushMicrotasks();

@@ -21,7 +21,7 @@ import { setMaxListeners } from "node:events";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
-import { semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepEqual } from "../../apimachinery/equality.js";
 import { isConflict, isNotFound, StatusError } from "../../apimachinery/errors.js";
 import type { TypedObject } from "../../apimachinery/types.js";
 import type { PropagationPolicy, ResourceClientFactory, ResourceDescriptor } from "../../client/interfaces.js";
@@ -532,7 +532,7 @@ export class GarbageCollector {
       if (
         live.metadata?.uid === ref.uid &&
         live.metadata?.resourceVersion !== resourceVersion &&
-        semanticEqual(live.metadata?.ownerReferences ?? [], ownersAtResourceVersion)
+        deepEqual(live.metadata?.ownerReferences ?? [], ownersAtResourceVersion)
       ) {
         await this.deleteObject(ref, "", [], policy);
         return;

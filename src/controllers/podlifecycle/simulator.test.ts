@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { metaNamespaceKey } from "../../apimachinery/objectname.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
 import { FakeRecorder } from "../../events/broadcaster.js";
 import { SharedInformerFactory } from "../../informers/factory.js";
@@ -60,7 +59,7 @@ function setup(opts: Partial<PodLifecycleSimulatorOptions> = {}) {
     for (const n of sim.nodeNames) await step(n);
   };
   const addPod = (pod: Pod) => {
-    client.tracker.create(builtin.pods, pod.metadata?.namespace ?? "default", pod as unknown as KubeObject);
+    client.seed(builtin.pods, pod);
     refresh();
   };
   const getPod = (name: string) => client.tracker.get(builtin.pods, "default", name) as unknown as Pod;
@@ -120,7 +119,7 @@ describe("nodes", () => {
     await registerNodes();
     const n1 = client.tracker.get(builtin.nodes, "", "kubeloop-node-1") as unknown as Node;
     client.tracker.update(builtin.nodes, "", {
-      ...(n1 as unknown as KubeObject),
+      ...(n1),
       status: { ...n1.status, conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown" }] },
     });
     refresh();
@@ -393,7 +392,7 @@ describe("run", () => {
     const client = new FakeClient({ clock });
     const informers = new SharedInformerFactory(client, { clock });
     const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
-    client.seed(builtin.pods, newPod("a") as unknown as KubeObject, newPod("b") as unknown as KubeObject);
+    client.seed(builtin.pods, newPod("a"), newPod("b"));
     const ac = new AbortController();
     informers.start(ac.signal);
     const done = sim.run(ac.signal, 2);
@@ -446,7 +445,7 @@ describe("run", () => {
         template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
       },
     };
-    client.seed(builtin.replicaSets, rs as unknown as KubeObject);
+    client.seed(builtin.replicaSets, rs);
     const ac = new AbortController();
     informers.start(ac.signal);
     const done = Promise.all([sim.run(ac.signal, 2), rsc.run(ac.signal, 2)]);

@@ -31,7 +31,8 @@ import type { Node, ObjectReference, Pod, PodStatus } from "kubernetes-types/cor
 import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { isAlreadyExists, isConflict, isInvalid, isMethodNotSupported, isNotFound } from "../../apimachinery/errors.js";
 import { metaNamespaceKey, ObjectName } from "../../apimachinery/objectname.js";
 import type { ResourceClient, ResourceClientFactory } from "../../client/interfaces.js";
@@ -43,6 +44,7 @@ import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { Controller, type ReconcileResult } from "../../runtime/controller.js";
 import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import { formatMicroTime } from "../../apimachinery/time.js";
 import { NodeAccounting } from "./accounting.js";
 import { detectFault, type Fault } from "./faults.js";
 import {
@@ -50,7 +52,6 @@ import {
   buildNode,
   DEFAULT_NODE_CAPACITY,
   DEFAULT_NODE_PREFIX,
-  formatMicroTime,
   isSimulatedNode,
   NODE_LEASE_NAMESPACE,
   nodeInternalIP,
@@ -235,6 +236,9 @@ export class PodLifecycleSimulator {
 
     this.controller = new Controller({
       name: "podlifecycle",
+      client: this.client,
+      recorder: this.recorder,
+      informers: opts.informers,
       reconcile: async (key) => this.reconcile(key.toString()),
       caches: [this.podInformer, this.nodeInformer],
       clock: this.clock,

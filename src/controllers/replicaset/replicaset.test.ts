@@ -518,7 +518,7 @@ describe("ReplicaSetController.run", () => {
     const informers = new SharedInformerFactory(client, { clock });
     const recorder = new FakeRecorder();
     const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger() });
-    client.seed(builtin.replicaSets, newReplicaSet(3) as unknown as KubeObject);
+    client.seed(builtin.replicaSets, newReplicaSet(3));
     const ac = new AbortController();
     informers.start(ac.signal);
     const done = rsc.run(ac.signal, 2);

@@ -24,7 +24,8 @@ import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { deepEqual } from "../../apimachinery/equality.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";
 import { labelSelectorAsSelector, labelsEqual, type Selector } from "../../apimachinery/labels.js";
@@ -110,6 +111,9 @@ export class ReplicaSetController {
 
     this.controller = new Controller({
       name: "replicaset",
+      client: this.client,
+      recorder: opts.recorder,
+      informers: opts.informers,
       reconcile: async (key) => this.syncReplicaSet(key.toString()),
       caches: [this.rsInformer, this.podInformer],
       clock: this.clock,
@@ -215,7 +219,7 @@ export class ReplicaSetController {
     }
     const curRef = getControllerOf(curPod);
     const oldRef = getControllerOf(oldPod);
-    const refChanged = !semanticEqual(curRef, oldRef);
+    const refChanged = !deepEqual(curRef, oldRef);
     if (refChanged && oldRef) {
       const old = this.resolveControllerRef(oldPod.metadata?.namespace ?? "", oldRef);
       if (old) this.controller.enqueue(metaNamespaceKey(old));
