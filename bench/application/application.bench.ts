@@ -28,8 +28,8 @@ import type { ResourceClient, ResourceClientFactory, ResourceDescriptor } from "
 import { builtin } from "../../src/client/typed.js";
 import { startControlPlane } from "../../src/controlplane/index.js";
 import {
-  ApplicationController,
-  applicationsResource,
+  setupApplicationController,
+  applications,
   installApplicationCRD,
   newDeployment,
   newService,
@@ -37,6 +37,7 @@ import {
 } from "../../src/controllers/application/index.js";
 import { ClientEventSink, EventBroadcaster } from "../../src/events/index.js";
 import { silentLogger } from "../../src/runtime/logging.js";
+import { Manager } from "../../src/runtime/manager.js";
 import type { Benchmark, Figure } from "../harness.js";
 
 const N = Number(process.env.APP_BENCH_N ?? 1000);
@@ -148,14 +149,14 @@ async function pipeline(full: boolean): Promise<PipelineResult> {
     const counting = new CountingFactory(cp.client);
     const broadcaster = new EventBroadcaster({ registry: new Registry() });
     broadcaster.startRecordingToSink(new ClientEventSink(counting));
-    const controller = new ApplicationController({
+    const manager = new Manager({
       client: counting,
-      informers: cp.informers,
-      recorder: broadcaster.newRecorder({ component: "application-controller" }),
       logger,
       registry: new Registry(),
+      recorderProvider: (component) => broadcaster.newRecorder({ component }),
     });
-    const running = controller.run(ac.signal, 2);
+    setupApplicationController(manager, { workers: 2 });
+    const running = manager.start(ac.signal);
 
     // Server-side accounting: every committed write, attributed by key and content.
     const breakdown: Record<string, number> = {};
@@ -198,7 +199,7 @@ async function pipeline(full: boolean): Promise<PipelineResult> {
       }
     })();
 
-    const apps = cp.client.resource<Application & TypedObject>(applicationsResource, "default");
+    const apps = cp.client.resource(applications, "default");
     await inParallel(N, CREATE_CONCURRENCY, (i) => apps.create(app(i)));
     await new Promise<void>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error(`not converged after 600 s: ${current.size}/${N} current`)), 600_000);

@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import { isAlreadyExists } from "../apimachinery/errors.js";
 import type { RunningControlPlane } from "../controlplane/index.js";
 import { builtin } from "../client/typed.js";
-import { applicationsResource, type Application } from "../controllers/application/index.js";
+import { applications, type Application } from "../controllers/application/index.js";
 import { LiveView, applicationSummary, type ViewSink } from "./view.js";
 
 export interface UpOptions {
@@ -59,7 +59,7 @@ export function hints(kubeconfig: string): string[] {
 
 /** Draws the demo namespace's tree whenever one of its objects changes (at most every 100 ms). */
 function startView(cp: RunningControlPlane, io: UpIO, onConverged: () => void): () => Promise<void> {
-  const apps = cp.informers.forResource<Application>(applicationsResource);
+  const apps = cp.informers.forResource<Application>(applications);
   const deployments = cp.informers.forResource<Deployment>(builtin.deployments);
   const replicaSets = cp.informers.forResource<ReplicaSet>(builtin.replicaSets);
   const pods = cp.informers.forResource<Pod>(builtin.pods);
@@ -129,7 +129,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
         if (!io.view.isTTY) for (const l of hints(cp.api.kubeconfigPath)) io.out(l);
       });
       try {
-        await cp.client.resource<Application>(applicationsResource, DEMO_NAMESPACE).create(app);
+        await cp.client.resource<Application>(applications, DEMO_NAMESPACE).create(app);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         io.out(`application/${DEMO_NAME} already exists (kept from the data directory)`);

@@ -16,13 +16,14 @@ import { KubeClient } from "../client/kubeclient.js";
 import { DeploymentController } from "../controllers/deployment/index.js";
 import { EndpointsController } from "../controllers/endpoints/index.js";
 import { GarbageCollector } from "../controllers/garbagecollector/index.js";
-import { ApplicationController, installApplicationCRD } from "../controllers/application/index.js";
+import { installApplicationCRD, setupApplicationController } from "../controllers/application/index.js";
 import { PodLifecycleSimulator, type PodBinder, type PodLifecycleSimulatorOptions } from "../controllers/podlifecycle/index.js";
 import { ReplicaSetController } from "../controllers/replicaset/index.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
+import { Manager } from "../runtime/manager.js";
 
 export type ControllerName = "deployment" | "replicaset" | "garbagecollector" | "podlifecycle" | "endpoints" | "application";
 
@@ -79,6 +80,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const broadcaster = new EventBroadcaster({ clock: opts.clock, registry });
   const sink = broadcaster.startRecordingToSink(new ClientEventSink(client));
   const enabled = new Set(opts.controllers ?? ALL_CONTROLLERS);
+  // Controllers built with the builder run on this manager (no leader election, no HTTP servers).
+  const manager = new Manager({ client, informers, clock: opts.clock, logger, registry, recorderProvider: (component) => broadcaster.newRecorder({ component }) });
   const common = { client, informers, clock: opts.clock };
   const runners: Array<(signal: AbortSignal) => Promise<void>> = [];
   const caches: Array<{ hasSynced(): boolean }> = [];
@@ -111,8 +114,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   if (enabled.has("application")) {
     // Installed before the garbage collector's first discovery, so Applications are in its graph.
     await installApplicationCRD(client);
-    const c = new ApplicationController({ ...common, recorder: broadcaster.newRecorder({ component: "application-controller" }), logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.application ?? 2));
+    setupApplicationController(manager, { workers: opts.workers?.application ?? 2 });
   }
   if (enabled.has("garbagecollector")) {
     const c = new GarbageCollector({
@@ -124,6 +126,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     runners.push((s) => c.run(s, opts.workers?.garbagecollector ?? 20));
   }
 
+  runners.push((s) => manager.start(s));
   const ac = new AbortController();
   // Every informer, controller and watch listens on this one signal.
   setMaxListeners(0, ac.signal);

@@ -298,7 +298,8 @@ export class Manager implements BuilderHost {
     try {
       await this.startServers();
       if (!signal.aborted && !this.fatal) {
-        this.eventsSubscription = this.eventBroadcaster.startRecordingToSink(new ClientEventSink(this.client));
+        // With a recorderProvider, events go wherever it sends them; the broadcaster stays idle.
+        if (!this.opts.recorderProvider) this.eventsSubscription = this.eventBroadcaster.startRecordingToSink(new ClientEventSink(this.client));
         for (const e of this.entries) if (!e.needLeaderElection) this.startEntry(e, this.stopAll.signal);
         this.informers.start(this.stopAll.signal);
         void this.informers.waitForCacheSync(this.stopAll.signal).then((synced) => {

@@ -13,7 +13,8 @@ import { SharedInformerFactory } from "../../informers/factory.js";
 import { dropManagedFields } from "../../informers/sharedinformer.js";
 import { Manager, runUntilSignal, type LeaderElectionOptions } from "../../runtime/manager.js";
 import { createLogger, type Logger } from "../../runtime/logging.js";
-import { ApplicationController, DEFAULT_APPLICATION_WORKERS } from "./controller.js";
+import type { Controller } from "../../runtime/controller.js";
+import { DEFAULT_APPLICATION_WORKERS, setupApplicationController } from "./controller.js";
 import { installApplicationCRD } from "./crd.js";
 import { CONTROLLER_NAME } from "./types.js";
 
@@ -60,7 +61,7 @@ export interface RunApplicationControllerOptions {
 
 export interface ApplicationManager {
   manager: Manager;
-  controller: ApplicationController;
+  controller: Controller;
   client: ResourceClientFactory;
   /** Closes the client when this module created it. */
   close(): Promise<void>;
@@ -101,16 +102,7 @@ export function createApplicationManager(opts: RunApplicationControllerOptions =
     logger,
     registry: opts.registry,
   });
-  const controller = new ApplicationController({
-    client,
-    informers,
-    recorder: manager.eventRecorder(CONTROLLER_NAME),
-    clock: opts.clock,
-    logger,
-    labelSelector: opts.labelSelector,
-    registry: manager.registry,
-  });
-  manager.add({ name: controller.controller.name, run: (s) => controller.run(s, workers) });
+  const controller = setupApplicationController(manager, { labelSelector: opts.labelSelector, workers });
   return { manager, controller, client, close: async () => void (await owned?.close()) };
 }
 
