@@ -101,8 +101,9 @@ export async function runController(name: RunnableControllerName, opts: Controll
   let run: (s: AbortSignal) => Promise<void>;
   switch (name) {
     case "deployment": {
-      const c = new DeploymentController({ ...common, recorder: manager.eventRecorder("deployment-controller") });
-      run = (s) => c.run(s, workers);
+      // Built on the manager: it runs as one of the manager's controllers.
+      new DeploymentController(manager, { workers });
+      run = async () => {};
       break;
     }
     case "replicaset": {

@@ -84,12 +84,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const manager = new Manager({ client, informers, clock: opts.clock, logger, registry, recorderProvider: (component) => broadcaster.newRecorder({ component }) });
   const common = { client, informers, clock: opts.clock };
   const runners: Array<(signal: AbortSignal) => Promise<void>> = [];
-  const caches: Array<{ hasSynced(): boolean }> = [];
 
   if (enabled.has("deployment")) {
-    const c = new DeploymentController({ ...common, recorder: broadcaster.newRecorder({ component: "deployment-controller" }), logger, registry });
-    caches.push(c.deploymentInformer, c.rsInformer, c.podInformer);
-    runners.push((s) => c.run(s, opts.workers?.deployment ?? 5));
+    new DeploymentController(manager, { workers: opts.workers?.deployment ?? 5 });
   }
   if (enabled.has("replicaset")) {
     const c = new ReplicaSetController({ ...common, recorder: broadcaster.newRecorder({ component: "replicaset-controller" }), logger, registry });
