@@ -107,8 +107,8 @@ export async function runController(name: RunnableControllerName, opts: Controll
       break;
     }
     case "replicaset": {
-      const c = new ReplicaSetController({ ...common, recorder: manager.eventRecorder("replicaset-controller"), registry: manager.registry });
-      run = (s) => c.run(s, workers);
+      new ReplicaSetController(manager, { workers });
+      run = async () => {};
       break;
     }
     case "garbagecollector": {

@@ -89,8 +89,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     new DeploymentController(manager, { workers: opts.workers?.deployment ?? 5 });
   }
   if (enabled.has("replicaset")) {
-    const c = new ReplicaSetController({ ...common, recorder: broadcaster.newRecorder({ component: "replicaset-controller" }), logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.replicaset ?? 5));
+    new ReplicaSetController(manager, { workers: opts.workers?.replicaset ?? 5 });
   }
   if (enabled.has("podlifecycle")) {
     const c = new PodLifecycleSimulator({

@@ -7,6 +7,7 @@ import { StatusError } from "../../apimachinery/errors.js";
 import { metaNamespaceKey } from "../../apimachinery/objectname.js";
 import { builtin } from "../../client/typed.js";
 import { FakeRecorder } from "../../events/broadcaster.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { SharedInformerFactory } from "../../informers/factory.js";
 import { silentLogger } from "../../runtime/logging.js";
 import { FakeClient } from "../../testing/fakeclient.js";
@@ -429,12 +430,10 @@ describe("run", () => {
   });
 
   it("runs a ReplicaSet's pods to Ready together with the ReplicaSet controller", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    const informers = new SharedInformerFactory(client, { clock });
-    const recorder = new FakeRecorder();
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    const { clock, client, informers } = f;
     const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
-    const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger() });
+    new ReplicaSetController(f.manager, { workers: 2 });
     const rs: ReplicaSet = {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
@@ -446,17 +445,20 @@ describe("run", () => {
       },
     };
     client.seed(builtin.replicaSets, rs);
+    await f.start();
     const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = Promise.all([sim.run(ac.signal, 2), rsc.run(ac.signal, 2)]);
+    const done = sim.run(ac.signal, 2);
+    const stopAll = async () => {
+      ac.abort();
+      await done;
+      await f.stop();
+    };
     const rsNow = () => client.tracker.get(builtin.replicaSets, "default", "web") as unknown as ReplicaSet;
     await until(clock, () => rsNow().status?.availableReplicas === 3);
     const pods = client.tracker.list(builtin.pods, "default") as unknown as Pod[];
     expect(pods).toHaveLength(3);
     expect(new Set(pods.map((p) => p.spec?.nodeName)).size).toBe(3);
     expect(rsNow().status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 });
-    ac.abort();
-    await done;
-    await informers.shutdown();
+    await stopAll();
   });
 });
