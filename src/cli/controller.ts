@@ -117,8 +117,8 @@ export async function runController(name: RunnableControllerName, opts: Controll
       break;
     }
     case "endpoints": {
-      const c = new EndpointsController({ ...common, registry: manager.registry });
-      run = (s) => c.run(s, workers);
+      new EndpointsController(manager, { workers });
+      run = async () => {};
       break;
     }
     case "podlifecycle": {

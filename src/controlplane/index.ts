@@ -104,8 +104,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     runners.push((s) => c.run(s, opts.workers?.podlifecycle ?? 4));
   }
   if (enabled.has("endpoints")) {
-    const c = new EndpointsController({ ...common, logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.endpoints ?? 5));
+    new EndpointsController(manager, { workers: opts.workers?.endpoints ?? 5 });
   }
   if (enabled.has("application")) {
     // Installed before the garbage collector's first discovery, so Applications are in its graph.
