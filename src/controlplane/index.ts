@@ -92,16 +92,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     new ReplicaSetController(manager, { workers: opts.workers?.replicaset ?? 5 });
   }
   if (enabled.has("podlifecycle")) {
-    const c = new PodLifecycleSimulator({
-      ...common,
-      ...opts.kubelet,
-      recorder: broadcaster.newRecorder({ component: "kubelet" }),
-      logger,
-      registry,
-      binder: apiBinder(client),
-      placement: "bind",
-    });
-    runners.push((s) => c.run(s, opts.workers?.podlifecycle ?? 4));
+    new PodLifecycleSimulator(manager, { ...opts.kubelet, workers: opts.workers?.podlifecycle ?? 4, binder: apiBinder(client), placement: "bind" });
   }
   if (enabled.has("endpoints")) {
     new EndpointsController(manager, { workers: opts.workers?.endpoints ?? 5 });
