@@ -112,8 +112,8 @@ export async function runController(name: RunnableControllerName, opts: Controll
       break;
     }
     case "garbagecollector": {
-      const c = new GarbageCollector({ ...common, discovery: client.discoveryClient, recorder: manager.eventRecorder("garbage-collector-controller") });
-      run = (s) => c.run(s, workers);
+      new GarbageCollector(manager, { discovery: client.discoveryClient, workers });
+      run = async () => {};
       break;
     }
     case "endpoints": {

@@ -103,13 +103,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     setupApplicationController(manager, { workers: opts.workers?.application ?? 2 });
   }
   if (enabled.has("garbagecollector")) {
-    const c = new GarbageCollector({
-      ...common,
-      discovery: client.discoveryClient,
-      recorder: broadcaster.newRecorder({ component: "garbage-collector-controller" }),
-      logger,
-    });
-    runners.push((s) => c.run(s, opts.workers?.garbagecollector ?? 20));
+    new GarbageCollector(manager, { discovery: client.discoveryClient, workers: opts.workers?.garbagecollector ?? 20 });
   }
 
   runners.push((s) => manager.start(s));
