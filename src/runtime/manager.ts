@@ -20,6 +20,7 @@
  *   it (LeaderElectionLostError, a runnable's error, GracefulShutdownTimeoutError).
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -195,6 +196,8 @@ export class Manager implements BuilderHost {
   private metricsAddr: string | undefined;
   private healthAddr: string | undefined;
   private eventsSubscription: Subscription | undefined;
+  /** Resolves once start() has started the informers. */
+  private readonly informersStarted: { promise: Promise<void>; resolve: () => void };
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
@@ -216,6 +219,10 @@ export class Manager implements BuilderHost {
     // Validate bind addresses early: a typo fails construction, not start.
     parseBindAddress(opts.metricsBindAddress);
     parseBindAddress(opts.healthProbeBindAddress);
+    // Every informer, watch and controller listens on these signals.
+    setMaxListeners(0, this.stopAll.signal);
+    let resolveStarted!: () => void;
+    this.informersStarted = { promise: new Promise<void>((r) => (resolveStarted = r)), resolve: resolveStarted };
     this.addHealthzCheck("ping", () => {});
     this.addReadyzCheck("informers", () => {
       if (!this.cachesSynced) throw new Error("caches not synced");
@@ -266,6 +273,20 @@ export class Manager implements BuilderHost {
     this.add({ name, run }, { needLeaderElection });
   }
 
+  /**
+   * Resolves true once the manager has started and every informer of its controllers has synced
+   * (what /readyz reports), false if `signal` aborts first.
+   */
+  async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
+    const aborted = new Promise<"aborted">((resolve) => {
+      if (signal?.aborted) resolve("aborted");
+      signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
+    });
+    if ((await Promise.race([this.informersStarted.promise, aborted])) === "aborted") return false;
+    const synced = await this.informers.waitForCacheSync(signal);
+    return [...synced.values()].every(Boolean);
+  }
+
   /** Adds a runnable; after start it starts at once (when its leader-election condition holds). */
   add(runnable: Runnable, opts: RunnableOptions = {}): void {
     if (this.phaseValue === "ShuttingDown" || this.phaseValue === "Stopped") {
@@ -302,6 +323,7 @@ export class Manager implements BuilderHost {
         if (!this.opts.recorderProvider) this.eventsSubscription = this.eventBroadcaster.startRecordingToSink(new ClientEventSink(this.client));
         for (const e of this.entries) if (!e.needLeaderElection) this.startEntry(e, this.stopAll.signal);
         this.informers.start(this.stopAll.signal);
+        this.informersStarted.resolve();
         void this.informers.waitForCacheSync(this.stopAll.signal).then((synced) => {
           if (!this.stopAll.signal.aborted && [...synced.values()].every(Boolean)) {
             this.cachesSynced = true;
@@ -367,6 +389,7 @@ export class Manager implements BuilderHost {
     if (this.stopAll.signal.aborted) return;
     this.leading = true;
     this.leaderSignal = leaderSignal;
+    setMaxListeners(0, leaderSignal);
     if (this.opts.leaderElection) this.log.info({ identity: this.identity }, "Successfully acquired lease");
     for (const e of this.entries) if (e.needLeaderElection && !e.done) this.startEntry(e, leaderSignal);
   }
