@@ -8,7 +8,15 @@ import { selectorFromSet } from "../apimachinery/labels.js";
 import { newControllerRef } from "../apimachinery/ownerrefs.js";
 import { builtin } from "../client/typed.js";
 import { FakeClient } from "../testing/fakeclient.js";
-import { ControllerRefManager, adoptPatch, deleteOwnerRefStrategicMergePatch, recheckDeletionTimestamp, releasePatch } from "./controllerrefmanager.js";
+import {
+  ControllerRefManager,
+  adoptPatch,
+  deleteOwnerRefStrategicMergePatch,
+  recheckDeletionTimestamp,
+  releasePatch,
+  resolveControllerRef,
+  selectingOwners,
+} from "./controllerrefmanager.js";
 
 const productionLabel = { type: "production" };
 const testLabel = { type: "testing" };
@@ -406,5 +414,34 @@ describe("ControllerRefManager errors", () => {
     const { rsClient, mgr } = setup(rs, [pod]);
     await rsClient.delete("rs");
     await expect(mgr.claim([pod])).rejects.toThrow(/can't recheck DeletionTimestamp: .*not found/);
+  });
+});
+
+describe("resolveControllerRef and selectingOwners", () => {
+  it("resolves only a reference of the kind whose cached object has the reference's UID", async () => {
+    const { ControllerFixture } = await import("../testing/fixture.js");
+    const f = new ControllerFixture();
+    const [rs] = f.seed(builtin.replicaSets, newController());
+    const lister = f.informers.forResource(builtin.replicaSets).lister();
+    const ref = newControllerRef(rs, rsGVK);
+    expect(resolveControllerRef(lister, "default", ref, "ReplicaSet")?.metadata?.name).toBe("rs");
+    expect(resolveControllerRef(lister, "default", { ...ref, uid: "other" }, "ReplicaSet")).toBeUndefined();
+    expect(resolveControllerRef(lister, "default", { ...ref, kind: "Deployment" }, "ReplicaSet")).toBeUndefined();
+    expect(resolveControllerRef(lister, "default", { ...ref, name: "gone" }, "ReplicaSet")).toBeUndefined();
+  });
+
+  it("selects the owners whose non-empty, valid selector matches the labels", () => {
+    const owner = (name: string, selector?: ReplicaSet["spec"] extends infer S ? NonNullable<S>["selector"] : never) =>
+      ({ metadata: { name }, spec: { selector } }) as ReplicaSet;
+    const owners = [
+      owner("match", { matchLabels: { type: "production" } }),
+      owner("other", { matchLabels: { type: "testing" } }),
+      owner("empty", {}),
+      owner("invalid", { matchExpressions: [{ key: "type", operator: "Bogus" }] }),
+      owner("absent"),
+    ];
+    expect(selectingOwners(owners, productionLabel).map((o) => o.metadata?.name)).toEqual(["match"]);
+    expect(selectingOwners(owners, {})).toEqual([]);
+    expect(selectingOwners(owners, undefined)).toEqual([]);
   });
 });

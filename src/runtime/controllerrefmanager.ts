@@ -25,14 +25,15 @@
  * Every object is visited; errors are collected and `claim()` rejects with them afterwards (one
  * error as itself, several as an AggregateError), as upstream returns an aggregate.
  */
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector, OwnerReference } from "kubernetes-types/meta/v1.js";
 import { isInvalid, isNotFound } from "../apimachinery/errors.js";
 import type { GroupVersionKind } from "../apimachinery/gvk.js";
 import { groupVersionString } from "../apimachinery/gvk.js";
-import type { Selector } from "../apimachinery/labels.js";
+import { labelSelectorAsSelector, type Selector } from "../apimachinery/labels.js";
 import { getControllerOf } from "../apimachinery/ownerrefs.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient } from "../client/interfaces.js";
+import type { Lister } from "../informers/lister.js";
 
 export interface ClaimOptions<T extends TypedObject> {
   /** The owner, e.g. the Deployment (must have metadata.name and metadata.uid). */
@@ -253,4 +254,41 @@ export function recheckDeletionTimestamp(getFresh: () => Promise<TypedObject>, u
       throw new Error(`${meta.namespace ?? ""}/${meta.name ?? ""} has just been deleted at ${meta.deletionTimestamp}`);
     }
   };
+}
+
+/**
+ * The object a controller reference names, from the owner kind's lister: undefined unless the
+ * reference is of `kind` and the cached object of that name has the reference's UID (upstream's
+ * per-controller resolveControllerRef — a same-named successor is not the owner).
+ */
+export function resolveControllerRef<T extends TypedObject>(lister: Lister<T>, namespace: string, ref: OwnerReference, kind: string): T | undefined {
+  if (ref.kind !== kind) return undefined;
+  let owner: T;
+  try {
+    owner = lister.namespace(namespace).get(ref.name);
+  } catch {
+    return undefined;
+  }
+  return owner.metadata?.uid === ref.uid ? owner : undefined;
+}
+
+/**
+ * The candidates whose spec.selector selects `labels` — the owners that may adopt an orphan
+ * (GetPodReplicaSets, GetDeploymentsForReplicaSet). An empty, absent or invalid selector selects
+ * nothing here; no labels, no owners.
+ */
+export function selectingOwners<T extends { spec?: { selector?: LabelSelector } }>(candidates: readonly T[], labels: Readonly<Record<string, string>> | undefined): T[] {
+  if (!labels || Object.keys(labels).length === 0) return [];
+  const out: T[] = [];
+  for (const c of candidates) {
+    let sel: Selector;
+    try {
+      sel = labelSelectorAsSelector(c.spec?.selector);
+    } catch {
+      continue;
+    }
+    if (sel.empty() || !sel.matches(labels)) continue;
+    out.push(c);
+  }
+  return out;
 }

@@ -35,7 +35,7 @@ import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { CONTROLLER_UID_INDEX, type DeletedFinalStateUnknown } from "../../informers/store.js";
 import type { Controller } from "../../runtime/controller.js";
-import { ControllerRefManager, recheckDeletionTimestamp } from "../../runtime/controllerrefmanager.js";
+import { ControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from "../../runtime/controllerrefmanager.js";
 import type { Logger } from "../../runtime/logging.js";
 import type { Manager } from "../../runtime/manager.js";
 import type { ReconcileContext, ReconcileResult } from "../../runtime/reconcile.js";
@@ -229,14 +229,7 @@ export class DeploymentController {
 
   /** The Deployment a controller reference names, if it is in the cache with that UID and kind. */
   resolveControllerRef(namespace: string, ref: OwnerReference): Deployment | undefined {
-    if (ref.kind !== DEPLOYMENT_GVK.kind) return undefined;
-    let d: Deployment;
-    try {
-      d = this.dLister.namespace(namespace).get(ref.name);
-    } catch {
-      return undefined;
-    }
-    return d.metadata?.uid === ref.uid ? d : undefined;
+    return resolveControllerRef(this.dLister, namespace, ref, DEPLOYMENT_GVK.kind);
   }
 
   /** Deployments of the ReplicaSet's namespace whose selector matches it (for orphans). */

@@ -7,7 +7,7 @@
 import type { Deployment, DeploymentSpec, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
+import { selectingOwners } from "../../runtime/controllerrefmanager.js";
 import { DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, REVISION_ANNOTATION } from "./constants.js";
 
 /** spec.replicas of a ReplicaSet or Deployment; the API server defaults an absent value to 1. */
@@ -210,19 +210,9 @@ export function setFromReplicaSetTemplate(deployment: Deployment, template: PodT
  * labels.
  */
 export function getDeploymentsForReplicaSet(deployments: readonly Deployment[], rs: ReplicaSet): Deployment[] {
-  const labels = rs.metadata?.labels;
-  if (!labels || Object.keys(labels).length === 0) return [];
-  const out: Deployment[] = [];
-  for (const d of deployments) {
-    if ((d.metadata?.namespace ?? "") !== (rs.metadata?.namespace ?? "")) continue;
-    let sel;
-    try {
-      sel = labelSelectorAsSelector(d.spec?.selector);
-    } catch {
-      continue;
-    }
-    if (sel.empty() || !sel.matches(labels)) continue;
-    out.push(d);
-  }
-  return out;
+  const ns = rs.metadata?.namespace ?? "";
+  return selectingOwners(
+    deployments.filter((d) => (d.metadata?.namespace ?? "") === ns),
+    rs.metadata?.labels,
+  );
 }

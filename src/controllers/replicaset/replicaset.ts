@@ -42,7 +42,7 @@ import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { CONTROLLER_UID_INDEX, DeletedFinalStateUnknown } from "../../informers/store.js";
 import type { Controller } from "../../runtime/controller.js";
-import { ControllerRefManager, recheckDeletionTimestamp } from "../../runtime/controllerrefmanager.js";
+import { ControllerRefManager, recheckDeletionTimestamp, resolveControllerRef, selectingOwners } from "../../runtime/controllerrefmanager.js";
 import { UIDTrackingControllerExpectations } from "../../runtime/expectations.js";
 import type { Logger } from "../../runtime/logging.js";
 import type { Manager } from "../../runtime/manager.js";
@@ -122,33 +122,13 @@ export class ReplicaSetController {
 
   /** The ReplicaSet a controller reference points at, if it is in the cache with that UID. */
   resolveControllerRef(namespace: string, ref: OwnerReference): ReplicaSet | undefined {
-    // Looked up by name, then checked by UID; a reference of another kind is not ours.
-    if (ref.kind !== REPLICASET_GVK.kind) return undefined;
-    let rs: ReplicaSet;
-    try {
-      rs = this.rsLister.namespace(namespace).get(ref.name);
-    } catch {
-      return undefined;
-    }
-    return rs.metadata?.uid === ref.uid ? rs : undefined;
+    return resolveControllerRef(this.rsLister, namespace, ref, REPLICASET_GVK.kind);
   }
 
   /** The ReplicaSets in the pod's namespace whose selector matches its labels (GetPodReplicaSets). */
   getPodReplicaSets(pod: Pod): ReplicaSet[] {
     const labels = pod.metadata?.labels ?? {};
-    if (Object.keys(labels).length === 0) return [];
-    const out: ReplicaSet[] = [];
-    for (const rs of this.rsLister.namespace(pod.metadata?.namespace ?? "").list()) {
-      let sel: Selector;
-      try {
-        sel = labelSelectorAsSelector(rs.spec?.selector);
-      } catch {
-        continue;
-      }
-      // A nil or empty selector matches nothing here, not everything.
-      if (sel.empty() || !sel.matches(labels)) continue;
-      out.push(rs);
-    }
+    const out = selectingOwners(this.rsLister.namespace(pod.metadata?.namespace ?? "").list(), labels);
     if (out.length > 1) {
       this.logger.error({ pod: metaNamespaceKey(pod), labels }, "user error: more than one ReplicaSet is selecting pods with these labels");
     }
