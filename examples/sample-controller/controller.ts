@@ -35,7 +35,7 @@ import {
   type SharedIndexInformer,
   type SharedInformerFactory,
   type TypedObject,
-} from "../../src/index.js";
+} from "kubeloop";
 
 // --- the Foo API ---------------------------------------------------------------------------------
 
@@ -136,7 +136,7 @@ export class FooController {
    * Waits for the caches, runs `workers` workers until `signal` aborts, then shuts the queue
    * down and waits for the workers to finish.
    */
-  async run(workers: number, signal: AbortSignal): Promise<void> {
+  async run(signal: AbortSignal, workers: number): Promise<void> {
     this.log.info("Starting Foo controller");
     this.log.info("Waiting for informer caches to sync");
     if (!(await waitForCacheSync(signal, [this.fooInformer, this.deploymentInformer], this.clock))) {

@@ -44,7 +44,7 @@ export class SystemControllers {
     this.watch = storage.watch("/registry/", { fromRevision: from, maxLag: 1_000_000 });
     const nsList = await storage.list(resourcePrefix("", "namespaces"));
     for (const item of nsList.items) this.markNamespace(item.object);
-    this.loop = this.consume();
+    this.loop = this.consume().catch((err: unknown) => this.deps.log?.("namespace lifecycle watch loop failed", err));
     this.schedule();
   }
 
@@ -80,7 +80,8 @@ export class SystemControllers {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.running = this.running.then(() => this.reconcileAll());
+      // The chain never rejects: a failed pass must not stop the next ones.
+      this.running = this.running.then(() => this.reconcileAll()).catch((err: unknown) => this.deps.log?.("namespace lifecycle pass failed", err));
     });
   }
 
@@ -143,7 +144,8 @@ export class SystemControllers {
     const name = ns.metadata?.name ?? "";
     let remaining = 0;
     for (const store of this.deps.stores()) {
-      if (!store.namespaced) continue;
+      // Resources that cannot be listed and deleted hold nothing (bindings).
+      if (!store.namespaced || !store.strategy.verbs.includes("delete")) continue;
       const list = await store.list(name, { labelSelector: "", fieldSelector: "", resourceVersion: "", limit: 0, continue: "", watch: false, allowWatchBookmarks: false });
       for (const item of list.items) {
         remaining++;
