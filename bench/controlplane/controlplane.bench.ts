@@ -29,7 +29,7 @@ import type { ResourceDescriptor } from "../../src/client/interfaces.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import { builtin } from "../../src/client/typed.js";
 import { startControlPlane, type ControlPlaneOptions } from "../../src/controlplane/index.js";
-import { applicationsResource, newDeployment, newService, type Application } from "../../src/controllers/application/index.js";
+import { applications, newDeployment, newService, type Application } from "../../src/controllers/application/index.js";
 import { SharedIndexInformer } from "../../src/informers/sharedinformer.js";
 import { cpuSeconds, figure, median, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
 import { measured, Proc } from "../proc.js";
@@ -72,8 +72,8 @@ async function inParallel(n: number, concurrency: number, fn: (i: number) => Pro
 }
 
 /** Watches `resource` in `namespace` until `done(objects)` holds (checked on every event). */
-async function watchUntil<T extends TypedObject>(client: KubeClient, resource: ResourceDescriptor, namespace: string, what: string, done: (objs: readonly T[]) => boolean) {
-  const informer = new SharedIndexInformer<T>(client.resource<T>(resource, namespace));
+async function watchUntil<T extends TypedObject>(client: KubeClient, resource: ResourceDescriptor<T>, namespace: string, what: string, done: (objs: readonly T[]) => boolean) {
+  const informer = new SharedIndexInformer<T>(client.resource(resource, namespace));
   const ac = new AbortController();
   let resolve!: () => void;
   const reached = new Promise<void>((r) => (resolve = r));
@@ -118,14 +118,14 @@ export const roles = {
       /** (a): creates the Applications and waits until each is Available and current. */
       applications: async (n: number) => {
         const before = await scrape(client);
-        const w = await watchUntil<Application & TypedObject>(client, applicationsResource, "default", "applications", (objs) => {
+        const w = await watchUntil(client, applications, "default", "applications", (objs) => {
           let current = 0;
           for (const a of objs) if (isCurrent(a)) current++;
           return current >= n;
         });
         await w.synced();
         const t0 = performance.now();
-        const apps = client.resource<Application & TypedObject>(applicationsResource, "default");
+        const apps = client.resource(applications, "default");
         await inParallel(n, APP_CONCURRENCY, (i) => apps.create(app(i)));
         await w.reached();
         const ms = performance.now() - t0;

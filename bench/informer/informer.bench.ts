@@ -23,11 +23,11 @@
  * watch-list sync vs paged LIST, CPU per watch event vs client-node, heap per cached pod vs the
  * pod's JSON size and vs client-node.
  */
+import { builtin } from "../../src/client/typed.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import * as k8s from "@kubernetes/client-node";
 import { Agent, request } from "undici";
 import type { TypedObject } from "../../src/apimachinery/types.js";
-import type { ResourceDescriptor } from "../../src/client/interfaces.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import { dropManagedFields, SharedIndexInformer, type SharedInformerOptions } from "../../src/informers/sharedinformer.js";
 import { cpuSeconds, figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
@@ -39,7 +39,6 @@ const PODS = Number(process.env.BENCH_INFORMER_PODS ?? 20_000);
 const NAMESPACES = 20;
 const PAGE = 500;
 
-const podsResource: ResourceDescriptor = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
 const gc = () => {
   const g = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < 3; i++) g?.();
@@ -139,7 +138,7 @@ export const roles = {
       const client = KubeClient.fromKubeconfig({ kubeconfigPath: p.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1 } });
       const opts: SharedInformerOptions<Pod & TypedObject> = { useWatchList: p.options?.useWatchList };
       if (p.options?.dropManagedFields) opts.transform = dropManagedFields;
-      const informer = new SharedIndexInformer<Pod & TypedObject>(client.resource<Pod & TypedObject>(podsResource, ""), opts);
+      const informer = new SharedIndexInformer<Pod & TypedObject>(client.resource(builtin.pods, ""), opts);
       informer.addEventHandler({
         onAdd,
         onUpdate: (oldObj, newObj) => {

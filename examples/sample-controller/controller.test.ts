@@ -38,7 +38,7 @@ class Fixture {
       c.fooInformer.getIndexer().add(foo);
     }
     for (const d of this.deploymentLister) {
-      this.client.seed(builtin.deployments, deepCopy(d) as unknown as KubeObject);
+      this.client.seed(builtin.deployments, deepCopy(d));
       c.deploymentInformer.getIndexer().add(d);
     }
     this.client.clearActions();

@@ -1,5 +1,7 @@
+import { deepEqual } from "./equality.js";
+
 /**
- * Deep copy and semantic equality for plain JSON data (what every Kubernetes object is).
+ * Deep copy and freezing for plain JSON data (what every Kubernetes object is).
  *
  * `deepCopy` handles objects, arrays and primitives only — no Maps, Dates or cycles — which makes
  * it several times faster than `structuredClone` (see bench/apimachinery). `undefined`-valued
@@ -30,35 +32,12 @@ function copyValue(v: unknown): unknown {
 }
 
 /**
- * Semantic deep equality: a property that is absent and one that is `undefined` are equal;
- * everything else compares structurally (arrays by order). NaN equals NaN.
+ * The old name of `deepEqual` (equality.ts), kept for the API server's storage and field manager
+ * until they import `deepEqual`; not exported from the package entry. Semantic equality of API
+ * data — apimachinery's rules — is `semanticEqual` in equality.ts.
+ * @deprecated use deepEqual (structural) or equality.ts semanticEqual (apimachinery's rules).
  */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
-    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
-  }
-  const aa = Array.isArray(a);
-  if (aa !== Array.isArray(b)) return false;
-  if (aa) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    if (x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!semanticEqual(x[i], y[i])) return false;
-    return true;
-  }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const k in x) {
-    const xv = x[k];
-    if (xv === undefined) continue;
-    count++;
-    if (!semanticEqual(xv, y[k])) return false;
-  }
-  for (const k in y) if (y[k] !== undefined) count--;
-  return count === 0;
-}
+export const semanticEqual = deepEqual;
 
 /** Deep-freezes plain JSON data in place and returns it (used by caches to hand out read-only objects). */
 export function deepFreeze<T>(value: T): T {

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   InvalidRequirementError,
+  LabelSelectorConversionError,
+  labelSelectorAsMap,
   Requirement,
   SelectorParseError,
   convertSelectorToLabelsMap,
@@ -542,5 +544,35 @@ describe("fuzz", () => {
     const start = performance.now();
     expect(parseSelector(big).requirements()).toHaveLength(2000);
     expect(performance.now() - start).toBeLessThan(2000);
+  });
+});
+
+describe("labelSelectorAsMap (apimachinery TestLabelSelectorAsMap)", () => {
+  const matchLabels = { foo: "bar" };
+  const expr = (operator: string, values?: string[]) => [{ key: "baz", operator, ...(values ? { values } : {}) }];
+  const cases: Array<{ name: string; in: Parameters<typeof labelSelectorAsMap>[0]; out?: Record<string, string>; err?: string }> = [
+    { name: "nil", in: undefined, out: undefined },
+    { name: "matchLabels", in: { matchLabels }, out: { foo: "bar" } },
+    { name: "In with one value", in: { matchLabels, matchExpressions: expr("In", ["qux"]) }, out: { foo: "bar", baz: "qux" } },
+    { name: "In with two values", in: { matchLabels, matchExpressions: expr("In", ["qux", "norf"]) }, err: 'operator "In" without a single value cannot be converted into the old label selector format' },
+    { name: "NotIn", in: { matchLabels, matchExpressions: expr("NotIn", ["qux"]) }, err: 'operator "NotIn" cannot be converted into the old label selector format' },
+    { name: "Exists", in: { matchLabels, matchExpressions: expr("Exists") }, err: 'operator "Exists" cannot be converted into the old label selector format' },
+    { name: "DoesNotExist", in: { matchLabels, matchExpressions: expr("DoesNotExist") }, err: 'operator "DoesNotExist" cannot be converted into the old label selector format' },
+    { name: "invalid operator", in: { matchLabels, matchExpressions: expr("invalid", ["qux"]) }, err: '"invalid" is not a valid selector operator' },
+  ];
+  it.each(cases)("$name", (c) => {
+    if (c.err) {
+      let thrown: unknown;
+      try {
+        labelSelectorAsMap(c.in);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(LabelSelectorConversionError);
+      expect((thrown as Error).message).toBe(c.err);
+      expect((thrown as LabelSelectorConversionError).partial).toEqual({ foo: "bar" });
+    } else {
+      expect(labelSelectorAsMap(c.in)).toEqual(c.out);
+    }
   });
 });

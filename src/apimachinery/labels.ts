@@ -494,6 +494,48 @@ export function labelSelectorAsSelector(ps: LabelSelector | undefined | null): S
   return new InternalSelector(reqs);
 }
 
+/** A LabelSelector that has no plain-map form (LabelSelectorAsMap's errors). */
+export class LabelSelectorConversionError extends Error {
+  constructor(
+    message: string,
+    /** What was converted before the offending expression, as upstream returns it. */
+    readonly partial: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "LabelSelectorConversionError";
+  }
+}
+
+/**
+ * metav1.LabelSelectorAsMap: the selector as a plain label map (the old selector format) —
+ * matchLabels, plus each `In` expression with exactly one value. undefined/null → undefined.
+ * Throws LabelSelectorConversionError, with upstream's messages, for `In` without a single value
+ * and for NotIn, Exists, DoesNotExist ("operator \"NotIn\" cannot be converted into the old label
+ * selector format") or an unknown operator ("\"Foo\" is not a valid selector operator").
+ */
+export function labelSelectorAsMap(ps: LabelSelector | undefined | null): Record<string, string> | undefined {
+  if (ps === undefined || ps === null) return undefined;
+  const out: Record<string, string> = { ...(ps.matchLabels ?? {}) };
+  for (const expr of ps.matchExpressions ?? []) {
+    const op = String(expr.operator);
+    switch (op) {
+      case "In":
+        if ((expr.values ?? []).length !== 1) {
+          throw new LabelSelectorConversionError(`operator ${goQuote(op)} without a single value cannot be converted into the old label selector format`, out);
+        }
+        out[expr.key] = expr.values![0];
+        break;
+      case "NotIn":
+      case "Exists":
+      case "DoesNotExist":
+        throw new LabelSelectorConversionError(`operator ${goQuote(op)} cannot be converted into the old label selector format`, out);
+      default:
+        throw new LabelSelectorConversionError(`${goQuote(op)} is not a valid selector operator`, out);
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lexer
 

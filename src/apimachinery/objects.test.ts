@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deepCopy, deepFreeze, semanticEqual } from "./deepcopy.js";
+import { deepCopy, deepFreeze } from "./deepcopy.js";
+import { deepEqual } from "./equality.js";
 import { gvkOf, groupResourceString, groupVersionString, parseGroupVersion } from "./gvk.js";
 import { ObjectName, metaNamespaceKey } from "./objectname.js";
 import { getControllerOf, isControlledBy, newControllerRef } from "./ownerrefs.js";
@@ -73,12 +74,12 @@ describe("owner references", () => {
 
 const jsonValue = fc.jsonValue() as fc.Arbitrary<unknown>;
 
-describe("deepCopy and semanticEqual", () => {
+describe("deepCopy and deepEqual", () => {
   it("copies are equal and share no objects", () => {
     fc.assert(
       fc.property(jsonValue, (v) => {
         const c = deepCopy(v);
-        expect(semanticEqual(c, v)).toBe(true);
+        expect(deepEqual(c, v)).toBe(true);
         expect(c).toEqual(v);
         if (typeof v === "object" && v !== null) expect(c).not.toBe(v);
       }),
@@ -104,7 +105,7 @@ describe("deepCopy and semanticEqual", () => {
     ["1", 1, false],
     [{ a: {} }, { a: { x: undefined } }, true],
   ];
-  eq.forEach(([a, b, want], i) => it(`semanticEqual case ${i}`, () => expect(semanticEqual(a, b)).toBe(want)));
+  eq.forEach(([a, b, want], i) => it(`deepEqual case ${i}`, () => expect(deepEqual(a, b)).toBe(want)));
 
   it("drops undefined properties like a JSON round trip", () => {
     expect(deepCopy({ a: undefined, b: 1 })).toEqual({ b: 1 });

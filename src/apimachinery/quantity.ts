@@ -268,3 +268,66 @@ export function canonicalQuantity(str: string): string {
 export function compareQuantity(a: Quantity, b: Quantity): number {
   return compareScaled(a.unscaled, a.scale, b.unscaled, b.scale);
 }
+
+// ---- Amounts in nano-units, for arithmetic and comparisons outside the decoder ----
+
+/** The largest amount a Quantity holds (math.MaxInt64 units), in nano-units: larger ones are capped. */
+export const MAX_QUANTITY_NANOS = 9223372036854775807n * 1_000_000_000n;
+
+/**
+ * Nano-units of a quantity (ParseQuantity's grammar; a JSON number reads as its decimal text, as
+ * a Quantity unmarshals from `1` as from "1"), or undefined when it is not one. Amounts finer than
+ * a nano-unit round up, as upstream's; amounts beyond MaxInt64 units are capped there.
+ */
+export function quantityNanos(q: string | number): bigint | undefined {
+  const s = typeof q === "number" ? (Number.isFinite(q) ? String(q) : "") : q;
+  let parsed: Quantity;
+  try {
+    parsed = parseQuantity(s);
+  } catch (err) {
+    if (err instanceof QuantityError) return undefined;
+    throw err;
+  }
+  const exp = parsed.scale + 9;
+  let v: bigint;
+  if (exp >= 0) v = parsed.unscaled * 10n ** BigInt(exp);
+  else {
+    const d = 10n ** BigInt(-exp);
+    const neg = parsed.unscaled < 0n;
+    const a = neg ? -parsed.unscaled : parsed.unscaled;
+    v = a / d + (a % d === 0n ? 0n : 1n);
+    if (neg) v = -v;
+  }
+  if (v > MAX_QUANTITY_NANOS) return MAX_QUANTITY_NANOS;
+  if (v < -MAX_QUANTITY_NANOS) return -MAX_QUANTITY_NANOS;
+  return v;
+}
+
+/** Nano-units of a quantity; throws QuantityError (upstream's text) when it is not one. */
+export function mustQuantityNanos(q: string | number): bigint {
+  const v = quantityNanos(q);
+  if (v === undefined) parseQuantity(typeof q === "number" ? String(q) : q);
+  if (v === undefined) throw new QuantityError(quantityFormatError);
+  return v;
+}
+
+/** Compares two quantities given as strings: -1, 0 or 1 (invalid ones compare as zero, as the API server's checks do). */
+export function compareQuantities(a: string | number, b: string | number): number {
+  const x = quantityNanos(a) ?? 0n;
+  const y = quantityNanos(b) ?? 0n;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** Whether two valid quantities are the same amount ("1" and "1000m"); false if either is invalid. */
+export function quantitiesEqual(a: string | number, b: string | number): boolean {
+  const x = quantityNanos(a);
+  return x !== undefined && x === quantityNanos(b);
+}
+
+/**
+ * The amount in base units as a float (0.5 for "500m", 1073741824 for "1Gi"): for sums and
+ * capacity checks where float64 precision is plenty. Throws QuantityError.
+ */
+export function quantityValue(q: string | number): number {
+  return Number(mustQuantityNanos(q)) / 1e9;
+}

@@ -1,39 +1,28 @@
 /**
  * `kubeloop controller <name>`: one controller against any cluster through a kubeconfig (or
- * in-cluster config), run by the runtime Manager — shared informers, optional Lease leader
- * election, /metrics and /healthz + /readyz, graceful shutdown — as a kube-controller-manager
- * controller would run.
+ * in-cluster config), built on a Manager exactly as startControlPlane builds it — shared
+ * informers, optional Lease leader election, /metrics and /healthz + /readyz, graceful shutdown —
+ * as a kube-controller-manager controller would run.
  */
-import { setMaxListeners } from "node:events";
 import type { Clock } from "../apimachinery/clock.js";
+import type { TypedObject } from "../apimachinery/types.js";
 import { KubeClient } from "../client/kubeclient.js";
 import { ConfigError } from "../client/errors.js";
-import { DeploymentController } from "../controllers/deployment/index.js";
-import { EndpointsController } from "../controllers/endpoints/index.js";
-import { GarbageCollector } from "../controllers/garbagecollector/index.js";
-import { PodLifecycleSimulator } from "../controllers/podlifecycle/index.js";
-import { ReplicaSetController } from "../controllers/replicaset/index.js";
+import { apiBinder } from "../controllers/podlifecycle/index.js";
+import { DEFAULT_WORKERS, isBuiltinControllerName, setupController, type BuiltinControllerName } from "../controllers/registry.js";
 import { createLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
-import type { TypedObject } from "../apimachinery/types.js";
-import { apiBinder } from "../controlplane/index.js";
 import { LEADER_ELECTION_ID } from "../controllers/application/run.js";
 import { FlagError, leaderElectionOf, type LeaderElectionFlags } from "./flags.js";
 
-export const CONTROLLER_DEFAULT_WORKERS = {
-  deployment: 5,
-  replicaset: 5,
-  garbagecollector: 20,
-  endpoints: 5,
-  podlifecycle: 4,
-  application: 2,
-} as const;
+/** The workers each controller runs by default (the controllers' table). */
+export const CONTROLLER_DEFAULT_WORKERS = DEFAULT_WORKERS;
 
-export type RunnableControllerName = keyof typeof CONTROLLER_DEFAULT_WORKERS;
+export type RunnableControllerName = BuiltinControllerName;
 
 export function isControllerName(n: string): n is RunnableControllerName {
-  return Object.hasOwn(CONTROLLER_DEFAULT_WORKERS, n);
+  return isBuiltinControllerName(n);
 }
 
 export interface ControllerCommandOptions extends Partial<LeaderElectionFlags> {
@@ -101,7 +90,7 @@ export async function runController(name: RunnableControllerName, opts: Controll
     });
     return;
   }
-  const logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
+  const logger: Logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
   const client = clientFor(opts);
   const informers = new SharedInformerFactory(client, {
     namespace: opts.namespace ?? "",
@@ -119,39 +108,7 @@ export async function runController(name: RunnableControllerName, opts: Controll
     logger,
     clock: opts.clock,
   });
-  const workers = opts.workers ?? CONTROLLER_DEFAULT_WORKERS[name];
-  const common = { client, informers, logger, clock: opts.clock };
-  let run: (s: AbortSignal) => Promise<void>;
-  switch (name) {
-    case "deployment": {
-      const c = new DeploymentController({ ...common, recorder: manager.eventRecorder("deployment-controller") });
-      run = (s) => c.run(s, workers);
-      break;
-    }
-    case "replicaset": {
-      const c = new ReplicaSetController({ ...common, recorder: manager.eventRecorder("replicaset-controller"), registry: manager.registry });
-      run = (s) => c.run(s, workers);
-      break;
-    }
-    case "garbagecollector": {
-      const c = new GarbageCollector({ ...common, discovery: client.discoveryClient, recorder: manager.eventRecorder("garbage-collector-controller") });
-      run = (s) => c.run(s, workers);
-      break;
-    }
-    case "endpoints": {
-      const c = new EndpointsController({ ...common, registry: manager.registry });
-      run = (s) => c.run(s, workers);
-      break;
-    }
-    case "podlifecycle": {
-      const c = new PodLifecycleSimulator({ ...common, recorder: manager.eventRecorder("kubelet"), registry: manager.registry, binder: apiBinder(client), placement: "bind" });
-      run = (s) => c.run(s, workers);
-      break;
-    }
-  }
-  manager.add({ name, run });
-  // Every informer and watch listens on this one signal.
-  setMaxListeners(0, stop);
+  setupController(manager, name, { workers: opts.workers, discovery: client.discoveryClient, binder: apiBinder(client) });
   try {
     await manager.start(stop);
   } finally {

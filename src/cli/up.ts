@@ -13,13 +13,11 @@
  * context is kept too and is valid again as soon as `kubeloop up` runs with the same data directory.
  */
 import { readFileSync } from "node:fs";
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
 import { parse } from "yaml";
 import { isAlreadyExists } from "../apimachinery/errors.js";
 import type { RunningControlPlane } from "../controlplane/index.js";
 import { builtin } from "../client/typed.js";
-import { applicationsResource, type Application } from "../controllers/application/index.js";
+import { applications, type Application } from "../controllers/application/index.js";
 import { createLogger } from "../runtime/logging.js";
 import { choosePort } from "./upport.js";
 import { defaultKubeconfigFile, mergeKubeconfig, removeFromKubeconfig } from "./userkubeconfig.js";
@@ -87,12 +85,12 @@ export function hints(kubeconfig: string | undefined): string[] {
 
 /** Draws the demo namespace's tree whenever one of its objects changes (at most every 100 ms). */
 function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | undefined, onConverged: () => void): () => Promise<void> {
-  const apps = cp.informers.forResource<Application>(applicationsResource);
-  const deployments = cp.informers.forResource<Deployment>(builtin.deployments);
-  const replicaSets = cp.informers.forResource<ReplicaSet>(builtin.replicaSets);
-  const pods = cp.informers.forResource<Pod>(builtin.pods);
-  const services = cp.informers.forResource<Service>(builtin.services);
-  const endpoints = cp.informers.forResource<Endpoints>(builtin.endpoints);
+  const apps = cp.informers.forResource(applications);
+  const deployments = cp.informers.forResource(builtin.deployments);
+  const replicaSets = cp.informers.forResource(builtin.replicaSets);
+  const pods = cp.informers.forResource(builtin.pods);
+  const services = cp.informers.forResource(builtin.services);
+  const endpoints = cp.informers.forResource(builtin.endpoints);
   const view = new LiveView(io.view);
   let converged = false;
   let pending: NodeJS.Timeout | undefined;
@@ -173,7 +171,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
         if (!io.view.isTTY) for (const l of hints(hintKubeconfig)) io.out(l);
       });
       try {
-        await cp.client.resource<Application>(applicationsResource, DEMO_NAMESPACE).create(app);
+        await cp.client.resource(applications, DEMO_NAMESPACE).create(app);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         io.out(`application/${DEMO_NAME} already exists (kept from the data directory)`);

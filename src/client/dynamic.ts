@@ -4,11 +4,17 @@
  */
 import type { GroupVersionKind } from "../apimachinery/gvk.js";
 import { gvkOf } from "../apimachinery/gvk.js";
+import { defineResource } from "../apimachinery/resource.js";
 import type { KubeObject, TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient, ResourceClientFactory, ResourceDescriptor } from "./interfaces.js";
 import { HttpResourceClient } from "./resource.js";
 import type { DiscoveryRESTMapper } from "./restmapper.js";
 import type { Transport } from "./transport.js";
+
+/** The same resource, read and written as unstructured objects. */
+function unstructured(d: ResourceDescriptor): ResourceDescriptor<KubeObject> {
+  return defineResource<KubeObject>(d);
+}
 
 export class DynamicClient implements ResourceClientFactory {
   private readonly transport: Transport;
@@ -19,14 +25,15 @@ export class DynamicClient implements ResourceClientFactory {
     if (mapper) this.mapper = mapper;
   }
 
-  resource<T extends TypedObject = KubeObject>(resource: ResourceDescriptor, namespace = ""): ResourceClient<T> {
+  resource<T extends TypedObject>(resource: ResourceDescriptor<T>, namespace = ""): ResourceClient<T> {
     return new HttpResourceClient<T>(this.transport, resource, namespace);
   }
 
   /** A client for a kind, mapped to its resource through discovery (version "" → preferred). */
   async forKind(gvk: GroupVersionKind, namespace = "", signal?: AbortSignal): Promise<ResourceClient<KubeObject>> {
     if (!this.mapper) throw new Error("DynamicClient.forKind needs a REST mapper");
-    return this.resource(await this.mapper.descriptorForKind(gvk, signal), namespace);
+    const d = await this.mapper.descriptorForKind(gvk, signal);
+    return this.resource(unstructured(d), namespace);
   }
 
   /** A client for an object's kind, in the object's namespace (or `namespace` when given). */

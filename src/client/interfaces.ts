@@ -6,13 +6,10 @@
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
 import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
-import type { GroupVersionResource } from "../apimachinery/gvk.js";
+import type { ResourceDescriptor } from "../apimachinery/resource.js";
 
-/** A resource as the client addresses it: its GVR, its kind, and whether it is namespaced. */
-export interface ResourceDescriptor extends GroupVersionResource {
-  kind: string;
-  namespaced: boolean;
-}
+/** Typed resource descriptors live in apimachinery (resource.ts); re-exported here for compatibility. */
+export type { ResourceDescriptor, ObjectOf, PartialObjectMetadata } from "../apimachinery/resource.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
@@ -91,7 +88,7 @@ export type WatchStream<T extends TypedObject> = AsyncIterable<WatchEvent<T>>;
 
 /** Typed access to one resource, namespaced (namespace set, or "" for all namespaces) or cluster-scoped. */
 export interface ResourceClient<T extends TypedObject = KubeObject> {
-  readonly resource: ResourceDescriptor;
+  readonly resource: ResourceDescriptor<T>;
   /** The namespace this client addresses; "" means all namespaces (list/watch) or cluster scope. */
   readonly namespace: string;
 
@@ -109,7 +106,13 @@ export interface ResourceClient<T extends TypedObject = KubeObject> {
   updateScale(name: string, scale: Scale, opts?: WriteOptions): Promise<Scale>;
 }
 
-/** Anything that hands out resource clients: the real client, the dynamic client, the fake client. */
+/**
+ * Anything that hands out resource clients: the real client, the dynamic client, the fake client.
+ * The object type comes from the descriptor: `resource(builtin.pods, ns)` is a
+ * `ResourceClient<Pod>`. A metadata-only descriptor (`metadataOnly(d)`) gives a client whose
+ * get, list, watch, patch and delete return PartialObjectMetadata; it refuses create, update,
+ * updateStatus and the scale subresource.
+ */
 export interface ResourceClientFactory {
-  resource<T extends TypedObject = KubeObject>(resource: ResourceDescriptor, namespace?: string): ResourceClient<T>;
+  resource<T extends TypedObject>(resource: ResourceDescriptor<T>, namespace?: string): ResourceClient<T>;
 }

@@ -3,7 +3,7 @@
  * shortcuts for the built-ins (`client.core.v1.pods(ns)`), a dynamic client, cached discovery and a
  * REST mapper.
  */
-import type { KubeObject, TypedObject } from "../apimachinery/types.js";
+import type { TypedObject } from "../apimachinery/types.js";
 import { loadClientConfig, type ClientConfig, type ClientConfigOptions, type RestConfig } from "./config.js";
 import { CachedDiscoveryClient, DiscoveryClient } from "./discovery.js";
 import { DynamicClient } from "./dynamic.js";
@@ -106,7 +106,7 @@ export class KubeClient implements ResourceClientFactory {
     });
   }
 
-  resource<T extends TypedObject = KubeObject>(resource: ResourceDescriptor, namespace = ""): ResourceClient<T> {
+  resource<T extends TypedObject>(resource: ResourceDescriptor<T>, namespace = ""): ResourceClient<T> {
     return new HttpResourceClient<T>(this.transport, resource, namespace);
   }
 

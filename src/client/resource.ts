@@ -11,6 +11,7 @@
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { Scale } from "kubernetes-types/autoscaling/v1.js";
+import { toPartialObjectMetadata, PARTIAL_OBJECT_METADATA_KIND } from "../apimachinery/resource.js";
 import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
 import { RequestConstructionError } from "./errors.js";
 import type {
@@ -36,6 +37,27 @@ export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
 };
 
 const JSON_TYPE = "application/json";
+
+/**
+ * What a metadata-only client accepts (client-go's metadata client and kube-rs send the same):
+ * PartialObjectMetadata[List] as JSON, else plain JSON from a server that cannot convert — the
+ * client then reduces the answer to metadata itself.
+ */
+export const PARTIAL_OBJECT_METADATA_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+export const PARTIAL_OBJECT_METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
+/** A metadata-only client refuses the calls that send or return whole objects. */
+export function refuseOnMetadataView(rd: ResourceDescriptor, verb: string): void {
+  if (rd.metadataOnly) {
+    throw new RequestConstructionError(`${verb} is not supported on a metadata-only client for ${rd.resource}: use the full resource descriptor`);
+  }
+}
+
+/** `obj` as a metadata-only read returns it (already PartialObjectMetadata when the server converted it). */
+function asPartial<T>(obj: unknown): T {
+  const o = obj as TypedObject;
+  return (o.kind === PARTIAL_OBJECT_METADATA_KIND ? o : toPartialObjectMetadata(o)) as T;
+}
 
 /** client-go's IsValidPathSegmentName. */
 export function validatePathSegment(what: string, name: string): void {
@@ -127,14 +149,17 @@ function encodePatch(patch: unknown): string | Uint8Array {
 }
 
 export class HttpResourceClient<T extends TypedObject = KubeObject> implements ResourceClient<T> {
-  readonly resource: ResourceDescriptor;
+  readonly resource: ResourceDescriptor<T>;
   readonly namespace: string;
   private readonly transport: Transport;
+  /** The Accept header of object responses: PartialObjectMetadata for a metadata-only view. */
+  private readonly accept: string | undefined;
 
-  constructor(transport: Transport, resource: ResourceDescriptor, namespace = "") {
+  constructor(transport: Transport, resource: ResourceDescriptor<T>, namespace = "") {
     this.transport = transport;
-    this.resource = { ...resource };
+    this.resource = resource;
     this.namespace = resource.namespaced ? namespace : "";
+    this.accept = resource.metadataOnly ? PARTIAL_OBJECT_METADATA_ACCEPT : undefined;
   }
 
   /** The namespace for a call naming an object. */
@@ -165,9 +190,10 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
   private call<R>(
     method: HttpMethod,
     path: string,
-    opts: { query?: Record<string, QueryValue>; body?: string | Uint8Array; contentType?: string; signal?: AbortSignal; name?: string },
+    opts: { query?: Record<string, QueryValue>; body?: string | Uint8Array; contentType?: string; signal?: AbortSignal; name?: string; accept?: string },
   ): Promise<R> {
     const req: RestRequest = { method, path, target: this.target(opts.name) };
+    if (opts.accept) req.accept = opts.accept;
     if (opts.query) req.query = opts.query;
     if (opts.body !== undefined) {
       req.body = opts.body;
@@ -178,19 +204,29 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
   }
 
   get(name: string, opts?: GetOptions): Promise<T> {
-    return this.call<T>("GET", resourcePath(this.resource, this.namedNamespace(), name), {
+    const got = this.call<T>("GET", resourcePath(this.resource, this.namedNamespace(), name), {
       query: { resourceVersion: opts?.resourceVersion || undefined },
       signal: opts?.signal,
       name,
+      accept: this.accept,
     });
+    return this.accept ? got.then((obj) => asPartial<T>(obj)) : got;
   }
 
   async list(opts?: ListOptions): Promise<KubeList<T>> {
     const list = await this.call<KubeList<T>>("GET", resourcePath(this.resource, this.namespace), {
       query: listQuery(opts),
       signal: opts?.signal,
+      accept: this.accept ? PARTIAL_OBJECT_METADATA_LIST_ACCEPT : undefined,
     });
     if (!Array.isArray(list.items)) list.items = [];
+    if (this.accept && list.kind !== `${PARTIAL_OBJECT_METADATA_KIND}List`) {
+      // A server that could not convert: fill in each item's type, then keep only its metadata.
+      const apiVersion = list.apiVersion ?? (this.resource.group ? `${this.resource.group}/${this.resource.version}` : this.resource.version);
+      list.items = list.items.map((item) => asPartial<T>({ ...item, apiVersion: item.apiVersion ?? apiVersion }));
+      list.kind = `${PARTIAL_OBJECT_METADATA_KIND}List`;
+      return list;
+    }
     // Items of a list carry no apiVersion/kind on the wire; fill them in (as client-go's UnstructuredList does).
     const apiVersion = list.apiVersion ?? (this.resource.group ? `${this.resource.group}/${this.resource.version}` : this.resource.version);
     const kind = list.kind?.endsWith("List") ? list.kind.slice(0, -4) : this.resource.kind;
@@ -209,11 +245,14 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
       target: this.target(),
     };
     if (opts?.signal) req.signal = opts.signal;
+    if (this.accept) req.accept = this.accept;
     const res = await this.transport.stream(req);
-    return watchStream<T>(res);
+    const stream = watchStream<T>(res);
+    return this.accept ? partialWatchStream(stream) : stream;
   }
 
   create(obj: T, opts?: WriteOptions): Promise<T> {
+    refuseOnMetadataView(this.resource, "create");
     return this.call<T>("POST", resourcePath(this.resource, this.objectNamespace(obj, "create")), {
       query: writeQuery(opts),
       body: JSON.stringify(obj),
@@ -222,6 +261,7 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
   }
 
   private put(obj: T, subresource: string | undefined, opts?: WriteOptions): Promise<T> {
+    refuseOnMetadataView(this.resource, subresource ? `update ${subresource}` : "update");
     const name = obj.metadata?.name ?? "";
     return this.call<T>("PUT", resourcePath(this.resource, this.objectNamespace(obj, "update"), name, subresource), {
       query: writeQuery(opts),
@@ -251,16 +291,17 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
       contentType,
       signal: opts?.signal,
       name,
-    });
+      accept: this.accept,
+    }).then((obj) => (this.accept ? asPartial<T>(obj) : obj));
   }
 
-  async delete(name: string, opts?: DeleteOptions): Promise<T | Status> {
-    const doc = await this.call<T | Status>("DELETE", resourcePath(this.resource, this.namedNamespace(), name), {
+  delete(name: string, opts?: DeleteOptions): Promise<T | Status> {
+    return this.call<T | Status>("DELETE", resourcePath(this.resource, this.namedNamespace(), name), {
       body: deleteOptionsBody(opts),
       signal: opts?.signal,
       name,
-    });
-    return isStatus(doc) ? doc : (doc as T);
+      accept: this.accept,
+    }).then((doc) => (isStatus(doc) ? doc : this.accept ? asPartial<T>(doc) : (doc as T)));
   }
 
   deleteCollection(listOpts?: ListOptions, deleteOpts?: DeleteOptions): Promise<KubeList<T> | Status> {
@@ -272,6 +313,7 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
   }
 
   getScale(name: string, opts?: GetOptions): Promise<Scale> {
+    refuseOnMetadataView(this.resource, "get scale");
     return this.call<Scale>("GET", resourcePath(this.resource, this.namedNamespace(), name, "scale"), {
       query: { resourceVersion: opts?.resourceVersion || undefined },
       signal: opts?.signal,
@@ -280,11 +322,20 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
   }
 
   updateScale(name: string, scale: Scale, opts?: WriteOptions): Promise<Scale> {
+    refuseOnMetadataView(this.resource, "update scale");
     return this.call<Scale>("PUT", resourcePath(this.resource, this.namedNamespace(), name, "scale"), {
       query: writeQuery(opts),
       body: JSON.stringify(scale),
       signal: opts?.signal,
       name,
     });
+  }
+}
+
+/** A watch over a metadata-only view: objects reduced to metadata where the server sent more. */
+async function* partialWatchStream<T extends TypedObject>(stream: WatchStream<T>): WatchStream<T> {
+  for await (const ev of stream) {
+    if (ev.type === "ERROR" || ev.type === "BOOKMARK") yield ev;
+    else yield { type: ev.type, object: asPartial<T>(ev.object) };
   }
 }

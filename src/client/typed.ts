@@ -12,54 +12,87 @@ import type * as rbacv1 from "kubernetes-types/rbac/v1.js";
 import type * as apiextensionsv1 from "kubernetes-types/apiextensions/v1.js";
 import type * as discoveryv1 from "kubernetes-types/discovery/v1.js";
 import type * as policyv1 from "kubernetes-types/policy/v1.js";
+import { defineResource, type ResourceDescriptor } from "../apimachinery/resource.js";
 import type { TypedObject } from "../apimachinery/types.js";
-import type { ResourceClient, ResourceClientFactory, ResourceDescriptor } from "./interfaces.js";
-
-function rd(group: string, version: string, resource: string, kind: string, namespaced: boolean): ResourceDescriptor {
-  return Object.freeze({ group, version, resource, kind, namespaced });
-}
+import type { ResourceClient, ResourceClientFactory } from "./interfaces.js";
 
 /** Descriptors of the built-in resources the typed shortcuts address, by short name. */
 export const builtin = Object.freeze({
   // core/v1
-  pods: rd("", "v1", "pods", "Pod", true),
-  services: rd("", "v1", "services", "Service", true),
-  configMaps: rd("", "v1", "configmaps", "ConfigMap", true),
-  secrets: rd("", "v1", "secrets", "Secret", true),
-  namespaces: rd("", "v1", "namespaces", "Namespace", false),
-  nodes: rd("", "v1", "nodes", "Node", false),
-  events: rd("", "v1", "events", "Event", true),
-  endpoints: rd("", "v1", "endpoints", "Endpoints", true),
-  serviceAccounts: rd("", "v1", "serviceaccounts", "ServiceAccount", true),
-  persistentVolumeClaims: rd("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true),
-  persistentVolumes: rd("", "v1", "persistentvolumes", "PersistentVolume", false),
-  replicationControllers: rd("", "v1", "replicationcontrollers", "ReplicationController", true),
-  resourceQuotas: rd("", "v1", "resourcequotas", "ResourceQuota", true),
-  limitRanges: rd("", "v1", "limitranges", "LimitRange", true),
+  pods: defineResource<corev1.Pod>({ group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true }),
+  services: defineResource<corev1.Service>({ group: "", version: "v1", resource: "services", kind: "Service", namespaced: true }),
+  configMaps: defineResource<corev1.ConfigMap>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }),
+  secrets: defineResource<corev1.Secret>({ group: "", version: "v1", resource: "secrets", kind: "Secret", namespaced: true }),
+  namespaces: defineResource<corev1.Namespace>({ group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false }),
+  nodes: defineResource<corev1.Node>({ group: "", version: "v1", resource: "nodes", kind: "Node", namespaced: false }),
+  events: defineResource<corev1.Event>({ group: "", version: "v1", resource: "events", kind: "Event", namespaced: true }),
+  endpoints: defineResource<corev1.Endpoints>({ group: "", version: "v1", resource: "endpoints", kind: "Endpoints", namespaced: true }),
+  serviceAccounts: defineResource<corev1.ServiceAccount>({ group: "", version: "v1", resource: "serviceaccounts", kind: "ServiceAccount", namespaced: true }),
+  persistentVolumeClaims: defineResource<corev1.PersistentVolumeClaim>({
+    group: "",
+    version: "v1",
+    resource: "persistentvolumeclaims",
+    kind: "PersistentVolumeClaim",
+    namespaced: true,
+  }),
+  persistentVolumes: defineResource<corev1.PersistentVolume>({ group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", namespaced: false }),
+  replicationControllers: defineResource<corev1.ReplicationController>({
+    group: "",
+    version: "v1",
+    resource: "replicationcontrollers",
+    kind: "ReplicationController",
+    namespaced: true,
+  }),
+  resourceQuotas: defineResource<corev1.ResourceQuota>({ group: "", version: "v1", resource: "resourcequotas", kind: "ResourceQuota", namespaced: true }),
+  limitRanges: defineResource<corev1.LimitRange>({ group: "", version: "v1", resource: "limitranges", kind: "LimitRange", namespaced: true }),
   // apps/v1
-  deployments: rd("apps", "v1", "deployments", "Deployment", true),
-  replicaSets: rd("apps", "v1", "replicasets", "ReplicaSet", true),
-  statefulSets: rd("apps", "v1", "statefulsets", "StatefulSet", true),
-  daemonSets: rd("apps", "v1", "daemonsets", "DaemonSet", true),
-  controllerRevisions: rd("apps", "v1", "controllerrevisions", "ControllerRevision", true),
+  deployments: defineResource<appsv1.Deployment>({ group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true }),
+  replicaSets: defineResource<appsv1.ReplicaSet>({ group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", namespaced: true }),
+  statefulSets: defineResource<appsv1.StatefulSet>({ group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", namespaced: true }),
+  daemonSets: defineResource<appsv1.DaemonSet>({ group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", namespaced: true }),
+  controllerRevisions: defineResource<appsv1.ControllerRevision>({
+    group: "apps",
+    version: "v1",
+    resource: "controllerrevisions",
+    kind: "ControllerRevision",
+    namespaced: true,
+  }),
   // batch/v1
-  jobs: rd("batch", "v1", "jobs", "Job", true),
-  cronJobs: rd("batch", "v1", "cronjobs", "CronJob", true),
+  jobs: defineResource<batchv1.Job>({ group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true }),
+  cronJobs: defineResource<batchv1.CronJob>({ group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", namespaced: true }),
   // coordination.k8s.io/v1
-  leases: rd("coordination.k8s.io", "v1", "leases", "Lease", true),
+  leases: defineResource<coordinationv1.Lease>({ group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true }),
   // events.k8s.io/v1
-  eventsV1: rd("events.k8s.io", "v1", "events", "Event", true),
+  eventsV1: defineResource<eventsv1.Event>({ group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true }),
   // rbac.authorization.k8s.io/v1
-  roles: rd("rbac.authorization.k8s.io", "v1", "roles", "Role", true),
-  roleBindings: rd("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true),
-  clusterRoles: rd("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false),
-  clusterRoleBindings: rd("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false),
+  roles: defineResource<rbacv1.Role>({ group: "rbac.authorization.k8s.io", version: "v1", resource: "roles", kind: "Role", namespaced: true }),
+  roleBindings: defineResource<rbacv1.RoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", resource: "rolebindings", kind: "RoleBinding", namespaced: true }),
+  clusterRoles: defineResource<rbacv1.ClusterRole>({ group: "rbac.authorization.k8s.io", version: "v1", resource: "clusterroles", kind: "ClusterRole", namespaced: false }),
+  clusterRoleBindings: defineResource<rbacv1.ClusterRoleBinding>({
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    resource: "clusterrolebindings",
+    kind: "ClusterRoleBinding",
+    namespaced: false,
+  }),
   // apiextensions.k8s.io/v1
-  customResourceDefinitions: rd("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false),
+  customResourceDefinitions: defineResource<apiextensionsv1.CustomResourceDefinition>({
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    resource: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+  }),
   // discovery.k8s.io/v1
-  endpointSlices: rd("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true),
+  endpointSlices: defineResource<discoveryv1.EndpointSlice>({ group: "discovery.k8s.io", version: "v1", resource: "endpointslices", kind: "EndpointSlice", namespaced: true }),
   // policy/v1
-  podDisruptionBudgets: rd("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true),
+  podDisruptionBudgets: defineResource<policyv1.PodDisruptionBudget>({
+    group: "policy",
+    version: "v1",
+    resource: "poddisruptionbudgets",
+    kind: "PodDisruptionBudget",
+    namespaced: true,
+  }),
 });
 
 /** The descriptor table (GVR, kind, namespaced) of the built-in resources, as data. */
@@ -129,13 +162,13 @@ export interface TypedClients {
  */
 export function typedClients(factory: ResourceClientFactory): TypedClients {
   const ns =
-    <T extends TypedObject>(d: ResourceDescriptor): Namespaced<T> =>
+    <T extends TypedObject>(d: ResourceDescriptor<T>): Namespaced<T> =>
     (namespace = "") =>
-      factory.resource<T>(d, namespace);
+      factory.resource(d, namespace);
   const cl =
-    <T extends TypedObject>(d: ResourceDescriptor): Cluster<T> =>
+    <T extends TypedObject>(d: ResourceDescriptor<T>): Cluster<T> =>
     () =>
-      factory.resource<T>(d);
+      factory.resource(d);
   const b = builtin;
   return {
     core: {

@@ -1,38 +1,38 @@
 /**
  * The whole control plane in one process: the embedded API server and every controller —
- * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints, Application (with
- * its CRD installed) — sharing one informer
- * factory and one event broadcaster, talking to the server through a real KubeClient over the
- * written kubeconfig (HTTPS with a client certificate, exactly as kubectl does).
+ * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints, Application (with its
+ * CRD installed) — built with the builder on one Manager (one informer factory, one event
+ * broadcaster, one metrics registry; no leader election, no HTTP endpoints), talking to the server
+ * through a real KubeClient over the written kubeconfig (HTTPS with a client certificate, exactly
+ * as kubectl does).
  *
  * This is what `kubeloop up` runs and what end-to-end tests start.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
 import { setMaxListeners } from "node:events";
 import { Registry } from "prom-client";
 import type { Clock } from "../apimachinery/clock.js";
+import type { TypedObject } from "../apimachinery/types.js";
 import { startApiServer, type RunningApiServer, type StartApiServerOptions } from "../apiserver/index.js";
 import { KubeClient } from "../client/kubeclient.js";
-import { DeploymentController } from "../controllers/deployment/index.js";
-import { EndpointsController } from "../controllers/endpoints/index.js";
-import { GarbageCollector } from "../controllers/garbagecollector/index.js";
-import { ApplicationController, installApplicationCRD } from "../controllers/application/index.js";
-import { PodLifecycleSimulator, type PodBinder, type PodLifecycleSimulatorOptions } from "../controllers/podlifecycle/index.js";
-import { ReplicaSetController } from "../controllers/replicaset/index.js";
+import { installApplicationCRD } from "../controllers/application/index.js";
+import { apiBinder } from "../controllers/podlifecycle/index.js";
+import { BUILTIN_CONTROLLERS, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
-import type { TypedObject } from "../apimachinery/types.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
+import { Manager } from "../runtime/manager.js";
 
-export type ControllerName = "deployment" | "replicaset" | "garbagecollector" | "podlifecycle" | "endpoints" | "application";
+export { apiBinder } from "../controllers/podlifecycle/index.js";
 
-export const ALL_CONTROLLERS: readonly ControllerName[] = ["deployment", "replicaset", "garbagecollector", "podlifecycle", "endpoints", "application"];
+export type ControllerName = BuiltinControllerName;
+
+export const ALL_CONTROLLERS: readonly ControllerName[] = BUILTIN_CONTROLLERS;
 
 export interface ControlPlaneOptions extends StartApiServerOptions {
   /** Which controllers run (default: all). */
   controllers?: readonly ControllerName[];
   /** Simulated kubelet settings (nodes, heartbeat interval, delays, speed factor). */
-  kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
+  kubelet?: ControllerSetupOptions["kubelet"];
   /** Workers per controller (upstream's defaults when absent). */
   workers?: Partial<Record<ControllerName, number>>;
   logger?: Logger;
@@ -43,6 +43,8 @@ export interface RunningControlPlane {
   api: RunningApiServer;
   /** A client with no client-side rate limit, for in-process callers. */
   client: KubeClient;
+  /** The manager every controller runs on. */
+  manager: Manager;
   informers: SharedInformerFactory;
   /** Resolves once every informer of every controller has synced. */
   ready: Promise<void>;
@@ -50,24 +52,8 @@ export interface RunningControlPlane {
   stop(): Promise<void>;
 }
 
-/** Binds pods through the pods/binding subresource, as a scheduler does. */
-export function apiBinder(client: KubeClient): PodBinder {
-  return async (pod: Pod, nodeName: string, signal?: AbortSignal) => {
-    const ns = pod.metadata?.namespace ?? "default";
-    const name = pod.metadata?.name ?? "";
-    await client.transport.requestJSON({
-      method: "POST",
-      path: `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}/binding`,
-      body: JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name, namespace: ns }, target: { apiVersion: "v1", kind: "Node", name: nodeName } }),
-      contentType: "application/json",
-      signal,
-      target: { group: "", resource: "pods", name },
-    });
-  };
-}
-
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
-  const logger = opts.logger ?? silentLogger();
+  const logger: Logger = opts.logger ?? silentLogger();
   const api = await startApiServer(opts);
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {
@@ -76,76 +62,44 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     logger,
   });
   const registry = new Registry();
+  // Events as kube-controller-manager records them: the controller as source, no host.
   const broadcaster = new EventBroadcaster({ clock: opts.clock, registry });
   const sink = broadcaster.startRecordingToSink(new ClientEventSink(client));
+  const manager = new Manager({
+    client,
+    informers,
+    clock: opts.clock,
+    logger,
+    registry,
+    recorderProvider: (component) => broadcaster.newRecorder({ component }),
+  });
   const enabled = new Set(opts.controllers ?? ALL_CONTROLLERS);
-  const common = { client, informers, clock: opts.clock };
-  const runners: Array<(signal: AbortSignal) => Promise<void>> = [];
-  const caches: Array<{ hasSynced(): boolean }> = [];
-
-  if (enabled.has("deployment")) {
-    const c = new DeploymentController({ ...common, recorder: broadcaster.newRecorder({ component: "deployment-controller" }), logger, registry });
-    caches.push(c.deploymentInformer, c.rsInformer, c.podInformer);
-    runners.push((s) => c.run(s, opts.workers?.deployment ?? 5));
-  }
-  if (enabled.has("replicaset")) {
-    const c = new ReplicaSetController({ ...common, recorder: broadcaster.newRecorder({ component: "replicaset-controller" }), logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.replicaset ?? 5));
-  }
-  if (enabled.has("podlifecycle")) {
-    const c = new PodLifecycleSimulator({
-      ...common,
-      ...opts.kubelet,
-      recorder: broadcaster.newRecorder({ component: "kubelet" }),
-      logger,
-      registry,
-      binder: apiBinder(client),
-      placement: "bind",
-    });
-    runners.push((s) => c.run(s, opts.workers?.podlifecycle ?? 4));
-  }
-  if (enabled.has("endpoints")) {
-    const c = new EndpointsController({ ...common, logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.endpoints ?? 5));
-  }
-  if (enabled.has("application")) {
-    // Installed before the garbage collector's first discovery, so Applications are in its graph.
-    await installApplicationCRD(client);
-    const c = new ApplicationController({ ...common, recorder: broadcaster.newRecorder({ component: "application-controller" }), logger, registry });
-    runners.push((s) => c.run(s, opts.workers?.application ?? 2));
-  }
-  if (enabled.has("garbagecollector")) {
-    const c = new GarbageCollector({
-      ...common,
-      discovery: client.discoveryClient,
-      recorder: broadcaster.newRecorder({ component: "garbage-collector-controller" }),
-      logger,
-    });
-    runners.push((s) => c.run(s, opts.workers?.garbagecollector ?? 20));
+  // The Application CRD goes in before the garbage collector's first discovery, so Applications are in its graph.
+  if (enabled.has("application")) await installApplicationCRD(client);
+  for (const name of ALL_CONTROLLERS) {
+    if (!enabled.has(name)) continue;
+    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
   }
 
   const ac = new AbortController();
-  // Every informer, controller and watch listens on this one signal.
+  // Every informer, controller and watch listens on this one signal (through the manager's).
   setMaxListeners(0, ac.signal);
-  informers.start(ac.signal);
-  const running = runners.map((run) =>
-    run(ac.signal).catch((err: unknown) => {
-      if (!ac.signal.aborted) logger.error({ err: err instanceof Error ? err.message : String(err) }, "controller stopped with an error");
-    }),
-  );
-  const ready = informers.waitForCacheSync(ac.signal).then(() => undefined);
+  const running = manager.start(ac.signal).catch((err: unknown) => {
+    if (!ac.signal.aborted) logger.error({ err }, "the control plane's controllers stopped with an error");
+  });
+  const ready = manager.waitForCacheSync(ac.signal).then(() => undefined);
   let stopped: Promise<void> | undefined;
   return {
     api,
     client,
+    manager,
     informers,
     ready,
     registry,
     stop: () =>
       (stopped ??= (async () => {
         ac.abort();
-        await Promise.all(running);
-        await informers.shutdown();
+        await running;
         await sink.stop();
         await broadcaster.shutdown();
         await client.close();

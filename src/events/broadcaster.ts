@@ -14,8 +14,9 @@ import { Counter, type Registry } from "prom-client";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { isAlreadyExists, isNotFound, StatusError } from "../apimachinery/errors.js";
-import type { KubeObject } from "../apimachinery/types.js";
-import { EventCorrelator, formatTime, nanoHex, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
+import type { TypedObject } from "../apimachinery/types.js";
+import { formatTime } from "../apimachinery/time.js";
+import { EventCorrelator, nanoHex, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
 import { goSprintf } from "./format.js";
 import type { EventSink } from "./sink.js";
 
@@ -33,10 +34,10 @@ export interface EventSource {
 }
 
 export interface EventRecorder {
-  event(object: KubeObject | ObjectReference, type: string, reason: string, message: string): void;
-  eventf(object: KubeObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void;
+  event(object: TypedObject | ObjectReference, type: string, reason: string, message: string): void;
+  eventf(object: TypedObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void;
   annotatedEventf(
-    object: KubeObject | ObjectReference,
+    object: TypedObject | ObjectReference,
     annotations: Record<string, string>,
     type: string,
     reason: string,
@@ -114,8 +115,8 @@ class Watcher {
 }
 
 /** An ObjectReference to an object (tools/reference.GetReference): needs kind and apiVersion. */
-export function getReference(obj: KubeObject | ObjectReference): ObjectReference {
-  const o = obj as KubeObject & ObjectReference;
+export function getReference(obj: TypedObject | ObjectReference): ObjectReference {
+  const o = obj as TypedObject & ObjectReference;
   if (o.metadata === undefined && typeof o.name === "string") return { ...(obj as ObjectReference) };
   if (!o.kind || !o.apiVersion) {
     throw new Error(`cannot reference an object without kind and apiVersion (${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""})`);
@@ -276,16 +277,16 @@ class Recorder implements EventRecorder {
     private readonly logger: EventLogger | undefined,
   ) {}
 
-  event(object: KubeObject | ObjectReference, type: string, reason: string, message: string): void {
+  event(object: TypedObject | ObjectReference, type: string, reason: string, message: string): void {
     this.generate(object, undefined, type, reason, message);
   }
 
-  eventf(object: KubeObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void {
+  eventf(object: TypedObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void {
     this.generate(object, undefined, type, reason, goSprintf(format, ...args));
   }
 
   annotatedEventf(
-    object: KubeObject | ObjectReference,
+    object: TypedObject | ObjectReference,
     annotations: Record<string, string>,
     type: string,
     reason: string,
@@ -296,7 +297,7 @@ class Recorder implements EventRecorder {
   }
 
   private generate(
-    object: KubeObject | ObjectReference,
+    object: TypedObject | ObjectReference,
     annotations: Record<string, string> | undefined,
     type: string,
     reason: string,
@@ -342,17 +343,21 @@ class Recorder implements EventRecorder {
 
 /** A recorder that keeps events in memory, for tests (client-go's FakeRecorder). */
 export class FakeRecorder implements EventRecorder {
+  /** "<type> <reason> <message>" per event, in order (client-go FakeRecorder's channel lines). */
   readonly events: string[] = [];
+  /** The same events with the object they are about. */
+  readonly recorded: Array<{ object: TypedObject | ObjectReference; type: string; reason: string; message: string }> = [];
 
-  event(_o: KubeObject | ObjectReference, type: string, reason: string, message: string): void {
+  event(o: TypedObject | ObjectReference, type: string, reason: string, message: string): void {
     this.events.push(`${type} ${reason} ${message}`);
+    this.recorded.push({ object: o, type, reason, message });
   }
 
-  eventf(o: KubeObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void {
+  eventf(o: TypedObject | ObjectReference, type: string, reason: string, format: string, ...args: unknown[]): void {
     this.event(o, type, reason, goSprintf(format, ...args));
   }
 
-  annotatedEventf(o: KubeObject | ObjectReference, _a: Record<string, string>, type: string, reason: string, format: string, ...args: unknown[]): void {
+  annotatedEventf(o: TypedObject | ObjectReference, _a: Record<string, string>, type: string, reason: string, format: string, ...args: unknown[]): void {
     this.event(o, type, reason, goSprintf(format, ...args));
   }
 }

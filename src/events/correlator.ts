@@ -9,6 +9,7 @@ import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import type { WritableObjectMeta } from "../apimachinery/types.js";
 import { LRU } from "./lru.js";
+import { formatTime } from "../apimachinery/time.js";
 
 export const MAX_LRU_CACHE_ENTRIES = 4096;
 export const DEFAULT_AGGREGATE_MAX_EVENTS = 10;
@@ -106,10 +107,6 @@ interface EventLog {
   firstTimestamp?: string;
   name?: string;
   resourceVersion?: string;
-}
-
-export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 export class EventCorrelator {

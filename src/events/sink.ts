@@ -1,6 +1,7 @@
 /** Event sinks: where correlated events go — the core/v1 Events API through any client. */
 import type { Event } from "kubernetes-types/core/v1.js";
-import type { ResourceClientFactory, ResourceDescriptor } from "../client/interfaces.js";
+import type { ResourceClientFactory } from "../client/interfaces.js";
+import { builtin } from "../client/typed.js";
 import type { EventCountPatch } from "./correlator.js";
 
 export interface EventSink {
@@ -9,7 +10,7 @@ export interface EventSink {
   patch(event: Event, patch: EventCountPatch): Promise<Event>;
 }
 
-export const coreEventsResource: ResourceDescriptor = { group: "", version: "v1", resource: "events", kind: "Event", namespaced: true };
+export const coreEventsResource = builtin.events;
 
 /** Writes core/v1 Events in the event's own namespace: create, and a strategic merge PATCH for repeats. */
 export class ClientEventSink implements EventSink {
@@ -18,11 +19,11 @@ export class ClientEventSink implements EventSink {
   create(event: Event): Promise<Event> {
     const ns = event.metadata?.namespace ?? "default";
     const { resourceVersion: _rv, ...meta } = event.metadata ?? {};
-    return this.client.resource<Event & { [k: string]: unknown }>(coreEventsResource, ns).create({ apiVersion: "v1", kind: "Event", ...event, metadata: meta });
+    return this.client.resource(coreEventsResource, ns).create({ apiVersion: "v1", kind: "Event", ...event, metadata: meta });
   }
 
   patch(event: Event, patch: EventCountPatch): Promise<Event> {
     const ns = event.metadata?.namespace ?? "default";
-    return this.client.resource<Event & { [k: string]: unknown }>(coreEventsResource, ns).patch(event.metadata?.name ?? "", "strategic", patch);
+    return this.client.resource(coreEventsResource, ns).patch(event.metadata?.name ?? "", "strategic", patch);
   }
 }

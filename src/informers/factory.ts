@@ -12,8 +12,9 @@
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock, type Timer } from "../apimachinery/clock.js";
 import { isGone, isResourceExpired } from "../apimachinery/errors.js";
+import type { ResourceDescriptor } from "../apimachinery/resource.js";
 import type { TypedObject } from "../apimachinery/types.js";
-import type { ResourceClientFactory, ResourceDescriptor } from "../client/interfaces.js";
+import type { ResourceClientFactory } from "../client/interfaces.js";
 import { SharedIndexInformer, type SharedInformerOptions } from "./sharedinformer.js";
 
 export interface InformerFactoryOptions {
@@ -90,13 +91,17 @@ export class SharedInformerFactory {
     };
   }
 
-  /** The shared informer of a resource, created on first use. */
-  forResource<T extends TypedObject = TypedObject>(r: ResourceDescriptor, extra: Partial<SharedInformerOptions<T>> = {}): SharedIndexInformer<T> {
+  /**
+   * The shared informer of a resource, created on first use; its object type is the
+   * descriptor's. A metadata-only view (`metadataOnly(d)`) has an informer of its own, caching
+   * PartialObjectMetadata. `extra` applies only when this call creates the informer.
+   */
+  forResource<T extends TypedObject>(r: ResourceDescriptor<T>, extra: Partial<SharedInformerOptions<T>> = {}): SharedIndexInformer<T> {
     const ns = r.namespaced ? (this.opts.namespace ?? "") : "";
-    const key = `${r.group}/${r.version}/${r.resource}|${ns}|${this.opts.labelSelector ?? ""}|${this.opts.fieldSelector ?? ""}`;
+    const key = this.keyOf(r);
     let inf = this.informers.get(key);
     if (!inf) {
-      inf = new SharedIndexInformer<TypedObject>(this.client.resource(r, ns), {
+      inf = new SharedIndexInformer<TypedObject>(this.client.resource<TypedObject>(r, ns), {
         resyncPeriodMs: this.opts.defaultResyncMs ?? 0,
         labelSelector: this.opts.labelSelector,
         fieldSelector: this.opts.fieldSelector,
@@ -110,6 +115,21 @@ export class SharedInformerFactory {
       if (this.signal) this.startOne(key, inf, this.signal);
     }
     return inf as unknown as SharedIndexInformer<T>;
+  }
+
+  /** Every informer created so far. */
+  all(): SharedIndexInformer<TypedObject>[] {
+    return [...this.informers.values()];
+  }
+
+  /** The informer of a resource if one was created (by forResource), else undefined. */
+  existing<T extends TypedObject>(r: ResourceDescriptor<T>): SharedIndexInformer<T> | undefined {
+    return this.informers.get(this.keyOf(r)) as unknown as SharedIndexInformer<T> | undefined;
+  }
+
+  private keyOf(r: ResourceDescriptor): string {
+    const ns = r.namespaced ? (this.opts.namespace ?? "") : "";
+    return `${r.group}/${r.version}/${r.resource}${r.metadataOnly ? "#metadata" : ""}|${ns}|${this.opts.labelSelector ?? ""}|${this.opts.fieldSelector ?? ""}`;
   }
 
   /** Starts every informer created so far (and any created later) until `signal` aborts. */

@@ -6,7 +6,7 @@
 import type { Selector } from "../apimachinery/labels.js";
 import { StatusError } from "../apimachinery/errors.js";
 import type { TypedObject } from "../apimachinery/types.js";
-import type { ResourceDescriptor } from "../client/interfaces.js";
+import type { ResourceDescriptor } from "../apimachinery/resource.js";
 import { NAMESPACE_INDEX, type Indexer } from "./store.js";
 
 function matches(sel: Selector | undefined, obj: TypedObject): boolean {
@@ -16,7 +16,7 @@ function matches(sel: Selector | undefined, obj: TypedObject): boolean {
 export class Lister<T extends TypedObject = TypedObject> {
   constructor(
     private readonly indexer: Indexer<T>,
-    readonly resource: ResourceDescriptor,
+    readonly resource: ResourceDescriptor<T>,
   ) {}
 
   /** Every cached object (all namespaces) matching the selector. */
@@ -39,7 +39,7 @@ export class Lister<T extends TypedObject = TypedObject> {
 export class NamespaceLister<T extends TypedObject = TypedObject> {
   constructor(
     private readonly indexer: Indexer<T>,
-    readonly resource: ResourceDescriptor,
+    readonly resource: ResourceDescriptor<T>,
     readonly namespace: string,
   ) {}
 

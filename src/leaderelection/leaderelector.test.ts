@@ -2,14 +2,16 @@ import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";
 import { StatusError } from "../apimachinery/errors.js";
-import type { ResourceDescriptor } from "../client/interfaces.js";
+import type { ResourceClient } from "../client/interfaces.js";
+import { builtin } from "../client/typed.js";
+import { FakeRecorder } from "../events/broadcaster.js";
 import { FakeClient } from "../testing/fakeclient.js";
 import { LeaderElectionConfigError, LeaderElector } from "./leaderelector.js";
 import { Registry } from "prom-client";
 import { leaderElectionMetrics } from "./metrics.js";
 import { LeaseLock } from "./resourcelock.js";
 
-const leases: ResourceDescriptor = { group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true };
+const leases = builtin.leases;
 
 interface Candidate {
   elector: LeaderElector;
@@ -24,7 +26,7 @@ interface Candidate {
 function candidate(fake: FakeClient, clock: FakeClock, id: string, opts: { releaseOnCancel?: boolean; registry?: Registry } = {}): Candidate {
   const c = { leading: false, started: 0, stopped: 0, newLeaders: [] as string[] } as Candidate;
   c.elector = new LeaderElector({
-    lock: new LeaseLock(fake.resource<Lease>(leases, "kube-system"), "my-controller", id),
+    lock: new LeaseLock(fake.resource(leases, "kube-system"), "my-controller", id),
     clock,
     random: () => 0,
     releaseOnCancel: opts.releaseOnCancel,
@@ -81,13 +83,33 @@ describe("leader_election_master_status", () => {
 });
 
 describe("LeaderElector", () => {
-  it("validates its timing configuration", () => {
-    const fake = new FakeClient();
-    const lock = new LeaseLock(fake.resource<Lease>(leases, "ns"), "l", "me");
-    const cb = { onStartedLeading: () => {}, onStoppedLeading: () => {} };
-    expect(() => new LeaderElector({ lock, callbacks: cb, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow(LeaderElectionConfigError);
-    expect(() => new LeaderElector({ lock, callbacks: cb, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).toThrow(LeaderElectionConfigError);
-    expect(() => new LeaderElector({ lock: new LeaseLock(fake.resource<Lease>(leases, "ns"), "l", ""), callbacks: cb })).toThrow();
+  // NewLeaderElector's validation, in upstream's order and with its messages.
+  const fake = new FakeClient();
+  const lock = new LeaseLock(fake.resource(leases, "ns"), "l", "me");
+  const cb = { onStartedLeading: () => {}, onStoppedLeading: () => {} };
+  const invalid: Array<[string, Partial<ConstructorParameters<typeof LeaderElector>[0]>, string]> = [
+    ["lease equal to renew deadline", { leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }, "leaseDuration must be greater than renewDeadline"],
+    ["renew deadline within the jittered retry", { renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }, "renewDeadline must be greater than retryPeriod*JitterFactor"],
+    ["zero lease (checked after the ordering rules)", { leaseDurationMs: 0, renewDeadlineMs: -1, retryPeriodMs: -2 }, "leaseDuration must be greater than zero"],
+    ["zero renew deadline", { leaseDurationMs: 10, renewDeadlineMs: 0, retryPeriodMs: -1 }, "renewDeadline must be greater than zero"],
+    ["zero retry period", { leaseDurationMs: 10, renewDeadlineMs: 5, retryPeriodMs: 0 }, "retryPeriod must be greater than zero"],
+    ["no OnStartedLeading", { callbacks: { onStoppedLeading: () => {} } as never }, "OnStartedLeading callback must not be nil"],
+    ["no OnStoppedLeading", { callbacks: { onStartedLeading: () => {} } as never }, "OnStoppedLeading callback must not be nil"],
+    ["no lock", { lock: undefined as never }, "Lock must not be nil."],
+    ["empty identity", { lock: new LeaseLock(fake.resource(leases, "ns"), "l", "") }, "Lock identity is empty"],
+  ];
+  it.each(invalid)("rejects its configuration: %s", (_name, override, message) => {
+    let thrown: unknown;
+    try {
+      new LeaderElector({ lock, callbacks: cb, ...override });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(LeaderElectionConfigError);
+    expect((thrown as Error).message).toBe(message);
+  });
+
+  it("accepts upstream's defaults", () => {
     expect(new LeaderElector({ lock, callbacks: cb }).state).toBe("Idle");
   });
 
@@ -98,13 +120,13 @@ describe("LeaderElector", () => {
     await advance(clock, 100, [a]);
     expect(a.leading).toBe(true);
     expect(a.elector.state).toBe("Leading");
-    const lease = await fake.resource<Lease>(leases, "kube-system").get("my-controller");
+    const lease = await fake.resource(leases, "kube-system").get("my-controller");
     expect(lease.spec?.holderIdentity).toBe("a");
     expect(lease.spec?.leaseDurationSeconds).toBe(15);
     expect(lease.spec?.leaseTransitions).toBe(0);
     expect(lease.spec?.acquireTime).toBe("2026-01-01T00:00:00.000000Z");
     await advance(clock, 4_100, [a]);
-    const renewed = await fake.resource<Lease>(leases, "kube-system").get("my-controller");
+    const renewed = await fake.resource(leases, "kube-system").get("my-controller");
     expect(renewed.spec?.renewTime).toBe("2026-01-01T00:00:04.000000Z");
     expect(renewed.spec?.acquireTime).toBe("2026-01-01T00:00:00.000000Z");
     expect(a.newLeaders).toEqual(["a"]);
@@ -157,7 +179,7 @@ describe("LeaderElector", () => {
     expect(bStartedAt - cutAt).toBeLessThanOrEqual(15_000 + 2_000 + 2_000);
     await a.done;
     expect(a.stopped).toBe(1);
-    const lease = await fake.resource<Lease>(leases, "kube-system").get("my-controller");
+    const lease = await fake.resource(leases, "kube-system").get("my-controller");
     expect(lease.spec?.holderIdentity).toBe("b");
     expect(lease.spec?.leaseTransitions).toBe(1);
     b.stop.abort();
@@ -174,7 +196,7 @@ describe("LeaderElector", () => {
     a.stop.abort();
     await a.done;
     await flushMicrotasks();
-    const released = await fake.resource<Lease>(leases, "kube-system").get("my-controller");
+    const released = await fake.resource(leases, "kube-system").get("my-controller");
     expect(released.spec?.holderIdentity).toBe("");
     expect(released.spec?.leaseDurationSeconds).toBe(1);
     await advance(clock, 5_000, [a, b]);
@@ -189,12 +211,150 @@ describe("LeaderElector", () => {
     const a = candidate(fake, clock, "a");
     await advance(clock, 100, [a]);
     // Someone overwrites the lease (e.g. an operator) with another holder.
-    const client = fake.resource<Lease>(leases, "kube-system");
+    const client = fake.resource(leases, "kube-system");
     const cur = await client.get("my-controller");
     await client.update({ ...cur, spec: { ...cur.spec, holderIdentity: "intruder" } });
     await advance(clock, 2_100, [a]);
     expect(a.leading).toBe(false);
     await a.done;
     expect(a.newLeaders).toEqual(["a", "intruder"]);
+  });
+
+  it("records LeaderElection events about the Lease: became leader, stopped leading", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const recorder = new FakeRecorder();
+    const elector = new LeaderElector({
+      lock: new LeaseLock(fake.resource(leases, "kube-system"), "my-controller", "a_1", recorder),
+      clock,
+      random: () => 0,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    const stop = new AbortController();
+    const done = elector.run(stop.signal);
+    await clock.advance(100);
+    expect(recorder.events).toEqual(["Normal LeaderElection a_1 became leader"]);
+    expect(recorder.recorded[0].object).toMatchObject({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace: "kube-system", name: "my-controller" });
+    stop.abort();
+    await done;
+    expect(recorder.events).toEqual(["Normal LeaderElection a_1 became leader", "Normal LeaderElection a_1 stopped leading"]);
+  });
+
+  it("a candidate that never led records no event", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    candidate(fake, clock, "a");
+    await clock.advance(100);
+    const recorder = new FakeRecorder();
+    const b = new LeaderElector({
+      lock: new LeaseLock(fake.resource(leases, "kube-system"), "my-controller", "b", recorder),
+      clock,
+      random: () => 0,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    const stop = new AbortController();
+    const done = b.run(stop.signal);
+    await clock.advance(3_000);
+    stop.abort();
+    await done;
+    expect(recorder.events).toEqual([]);
+  });
+});
+
+// upstream testReleaseLease / TestReleaseMethodCallsGet, restated: release() re-reads the lock,
+// writes an empty holder over the current record, and the empty leader is reported.
+describe("LeaderElector.release", () => {
+  interface ReleaseCase {
+    name: string;
+    /** Done to the stored Lease after this candidate acquired it, before release(). */
+    meanwhile?: (client: ResourceClient<Lease>) => Promise<void>;
+    expectReleased: boolean;
+    /** Verbs the release sends after acquiring. */
+    actions: string[];
+    holder: string;
+    transitions: number;
+    reported: string[];
+  }
+  const cases: ReleaseCase[] = [
+    { name: "release acquired lock", expectReleased: true, actions: ["get", "update"], holder: "", transitions: 0, reported: ["baz", ""] },
+    {
+      name: "re-reads first, so a write by someone else in between does not make it conflict",
+      meanwhile: async (c) => {
+        const cur = await c.get("bar");
+        await c.update({ ...cur, metadata: { ...cur.metadata, annotations: { touched: "yes" } }, spec: { ...cur.spec, leaseTransitions: 4 } });
+      },
+      expectReleased: true,
+      actions: ["get", "update"],
+      holder: "",
+      transitions: 4,
+      reported: ["baz", ""],
+    },
+    {
+      name: "the lease vanished: nothing written, nothing reported",
+      meanwhile: async (c) => void (await c.delete("bar")),
+      expectReleased: false,
+      actions: ["get"],
+      holder: "",
+      transitions: 0,
+      reported: ["baz"],
+    },
+  ];
+  it.each(cases)("$name", async (tc) => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const reported: string[] = [];
+    const client = fake.resource(leases, "foo");
+    const le = new LeaderElector({
+      lock: new LeaseLock(client, "bar", "baz"),
+      clock,
+      leaseDurationMs: 10_000,
+      renewDeadlineMs: 5_000,
+      retryPeriodMs: 1_000,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {}, onNewLeader: (l) => reported.push(l) },
+    });
+    const stop = new AbortController();
+    const done = le.run(stop.signal);
+    await clock.advance(10);
+    expect(le.isLeader()).toBe(true);
+    stop.abort();
+    await done;
+    await tc.meanwhile?.(fake.resource(leases, "foo"));
+    fake.clearActions();
+    expect(await le.release()).toBe(tc.expectReleased);
+    le.maybeReportTransition();
+    expect(fake.actions().map((a) => a.verb)).toEqual(tc.actions);
+    if (tc.expectReleased) {
+      const stored = await fake.resource(leases, "foo").get("bar");
+      expect(stored.spec).toMatchObject({ holderIdentity: tc.holder, leaseDurationSeconds: 1, leaseTransitions: tc.transitions });
+    }
+    expect(le.getLeader()).toBe(tc.expectReleased ? "" : "baz");
+    expect(reported).toEqual(tc.reported);
+  });
+
+  it("a candidate that does not lead releases nothing", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const a = candidate(fake, clock, "a");
+    await clock.advance(100);
+    const b = new LeaderElector({
+      lock: new LeaseLock(fake.resource(leases, "kube-system"), "my-controller", "b"),
+      clock,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+    });
+    fake.clearActions();
+    expect(await b.release()).toBe(true);
+    expect(fake.actions().map((x) => x.verb)).toEqual(["get"]);
+    a.stop.abort();
+    await a.done;
+  });
+
+  it("releaseOnCancel reports the empty leader to onNewLeader", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const a = candidate(fake, clock, "a", { releaseOnCancel: true });
+    await clock.advance(100);
+    a.stop.abort();
+    await a.done;
+    expect(a.newLeaders).toEqual(["a", ""]);
   });
 });

@@ -86,13 +86,18 @@ export class LeaderElector {
     this.retryPeriod = cfg.retryPeriodMs ?? 2_000;
     this.clock = cfg.clock ?? realClock;
     this.random = cfg.random ?? Math.random;
+    // NewLeaderElector's checks, in its order and with its messages.
     if (this.leaseDuration <= this.renewDeadline) throw new LeaderElectionConfigError("leaseDuration must be greater than renewDeadline");
     if (this.renewDeadline <= JITTER_FACTOR * this.retryPeriod) {
       throw new LeaderElectionConfigError("renewDeadline must be greater than retryPeriod*JitterFactor");
     }
-    if (this.leaseDuration < 1000) throw new LeaderElectionConfigError("leaseDuration must be at least one second");
+    if (this.leaseDuration < 1) throw new LeaderElectionConfigError("leaseDuration must be greater than zero");
+    if (this.renewDeadline < 1) throw new LeaderElectionConfigError("renewDeadline must be greater than zero");
     if (this.retryPeriod < 1) throw new LeaderElectionConfigError("retryPeriod must be greater than zero");
-    if (!this.lock.identity) throw new LeaderElectionConfigError("lock identity is empty");
+    if (typeof cfg.callbacks?.onStartedLeading !== "function") throw new LeaderElectionConfigError("OnStartedLeading callback must not be nil");
+    if (typeof cfg.callbacks.onStoppedLeading !== "function") throw new LeaderElectionConfigError("OnStoppedLeading callback must not be nil");
+    if (!cfg.lock) throw new LeaderElectionConfigError("Lock must not be nil.");
+    if (!this.lock.identity) throw new LeaderElectionConfigError("Lock identity is empty");
   }
 
   get state(): ElectorPhase {
@@ -130,6 +135,7 @@ export class LeaderElector {
       this.phase = "Leading";
       this.cfg.metrics?.on();
       this.lastRenew = this.clock.now();
+      this.lock.recordEvent?.("became leader");
       const leading = new AbortController();
       const onOuterAbort = () => leading.abort();
       signal.addEventListener("abort", onOuterAbort, { once: true });
@@ -142,8 +148,12 @@ export class LeaderElector {
       } finally {
         signal.removeEventListener("abort", onOuterAbort);
         leading.abort();
+        this.lock.recordEvent?.("stopped leading");
       }
-      if (this.cfg.releaseOnCancel) await this.release();
+      if (this.cfg.releaseOnCancel) {
+        await this.release();
+        this.maybeReportTransition();
+      }
     } finally {
       this.phase = "Stopped";
       this.cfg.metrics?.off();
@@ -277,28 +287,51 @@ export class LeaderElector {
     return true;
   }
 
-  private async release(): Promise<void> {
-    if (!this.isLeader()) return;
-    const now = this.clock.now();
-    const record: LeaderElectionRecord = {
-      holderIdentity: "",
-      leaseDurationSeconds: 1,
-      acquireTime: now,
-      renewTime: now,
-      leaderTransitions: this.observedRecord.leaderTransitions,
-    };
+  /**
+   * Gives the lease up if we hold it (upstream release): re-reads the lock first — so the write
+   * goes over the current resourceVersion and keeps its leaderTransitions — then writes a record
+   * with no holder and a one-second lease, within renewDeadline. true when released (or not ours).
+   * The caller reports the new, empty leader (maybeReportTransition).
+   */
+  async release(): Promise<boolean> {
+    const attempt = new AbortController();
+    const timer = this.clock.setTimer(this.renewDeadline, () => attempt.abort());
     try {
-      await this.lock.update(record);
+      let current: LeaderElectionRecord;
+      try {
+        current = (await this.lock.get(attempt.signal)).record;
+      } catch (err) {
+        if (isNotFound(err)) this.cfg.onError?.(`lease lock not found: ${this.lock.describe()}`, err);
+        else this.cfg.onError?.(`error retrieving resource lock ${this.lock.describe()}`, err);
+        return false;
+      }
+      if (!this.isLeader()) return true;
+      const now = this.clock.now();
+      const record: LeaderElectionRecord = {
+        holderIdentity: "",
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaderTransitions: current.leaderTransitions,
+      };
+      try {
+        await this.lock.update(record, attempt.signal);
+      } catch (err) {
+        this.cfg.onError?.(`Failed to release lease ${this.lock.describe()}`, err);
+        return false;
+      }
       this.setObserved(record);
-    } catch (err) {
-      this.cfg.onError?.("failed to release lock", err);
+      return true;
+    } finally {
+      timer.cancel();
     }
   }
 
-  private maybeReportTransition(): void {
+  /** Reports a change of the observed holder — the empty one after a release included — to onNewLeader. */
+  maybeReportTransition(): void {
     const holder = this.observedRecord.holderIdentity;
     if (holder === this.reportedLeader) return;
     this.reportedLeader = holder;
-    if (holder !== "") this.cfg.callbacks.onNewLeader?.(holder);
+    this.cfg.callbacks.onNewLeader?.(holder);
   }
 }

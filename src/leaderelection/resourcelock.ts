@@ -5,6 +5,7 @@
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { StatusError } from "../apimachinery/errors.js";
 import type { ResourceClient } from "../client/interfaces.js";
+import { formatMicroTime, parseTime } from "../apimachinery/time.js";
 
 /** What the lock stores. Times are milliseconds since the epoch. */
 export interface LeaderElectionRecord {
@@ -24,18 +25,15 @@ export interface ResourceLock {
   create(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void>;
   /** Writes over the last record read or written (optimistic concurrency: 409 if it changed since). */
   update(record: LeaderElectionRecord, signal?: AbortSignal): Promise<void>;
+  /** Records a LeaderElection event "<identity> <message>" about the lock object, when it has a recorder. */
+  recordEvent?(message: string): void;
 }
 
-/** MicroTime as the API writes it: RFC 3339 with microseconds. */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+/** Where a lock records its LeaderElection events (an EventRecorder satisfies it). */
+export interface LockEventRecorder {
+  event(object: { apiVersion?: string; kind?: string; namespace?: string; name?: string; uid?: string; resourceVersion?: string }, type: string, reason: string, message: string): void;
 }
 
-function parseTime(s: string | undefined): number | undefined {
-  if (!s) return undefined;
-  const t = Date.parse(s);
-  return Number.isNaN(t) ? undefined : t;
-}
 
 export function leaseToRecord(lease: Lease): LeaderElectionRecord {
   const s = lease.spec ?? {};
@@ -66,7 +64,21 @@ export class LeaseLock implements ResourceLock {
     private readonly client: ResourceClient<Lease>,
     readonly name: string,
     readonly identity: string,
+    /** Receives "<identity> became leader" / "<identity> stopped leading" (reason LeaderElection). */
+    private readonly recorder?: LockEventRecorder,
   ) {}
+
+  /** LeaseLock.RecordEvent: a Normal LeaderElection event about the Lease. */
+  recordEvent(message: string): void {
+    if (!this.recorder) return;
+    const m = this.lease?.metadata ?? {};
+    this.recorder.event(
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", namespace: m.namespace ?? this.client.namespace, name: m.name ?? this.name, uid: m.uid, resourceVersion: m.resourceVersion },
+      "Normal",
+      "LeaderElection",
+      `${this.identity} ${message}`,
+    );
+  }
 
   describe(): string {
     return `${this.client.namespace}/${this.name}`;

@@ -4,20 +4,30 @@ import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";
 import { StatusError } from "../apimachinery/errors.js";
 import { ObjectName } from "../apimachinery/objectname.js";
 import { builtin } from "../client/typed.js";
+import { FakeRecorder } from "../events/broadcaster.js";
+import { SharedInformerFactory } from "../informers/factory.js";
 import { DeletedFinalStateUnknown } from "../informers/store.js";
+import { FakeClient } from "../testing/fakeclient.js";
 import { workqueueMetricNames } from "../workqueue/metrics.js";
 import { CacheSyncTimeoutError, Controller, ControllerAlreadyStartedError } from "./controller.js";
 import type { ControllerOptions, ReconcileResult } from "./controller.js";
 import { captureLogger } from "./logging.js";
 import { controllerMetricNames, isReconcilePanic, isTerminalReconcileError } from "./metrics.js";
+import { isTerminalError, TerminalError } from "./reconcile.js";
 
 type Step = ReconcileResult | void | Error | (() => Promise<ReconcileResult | void>);
+
+/** What the engine needs besides a reconcile function, over a fake client. */
+function deps(clock = new FakeClock()) {
+  const client = new FakeClient({ clock });
+  return { client, recorder: new FakeRecorder(), informers: new SharedInformerFactory(client, { clock }) };
+}
 
 /** A controller whose reconcile answers from a script per key (the last step repeats). */
 function harness(script: Record<string, Step[]> = {}, opts: Partial<ControllerOptions> = {}) {
   const clock = new FakeClock();
   const registry = new Registry();
-  const { logger, records } = captureLogger("debug");
+  const { logger, records } = captureLogger("trace");
   const calls: string[] = [];
   const signals: AbortSignal[] = [];
   const controller = new Controller({
@@ -25,7 +35,8 @@ function harness(script: Record<string, Step[]> = {}, opts: Partial<ControllerOp
     clock,
     registry,
     logger,
-    reconcile: async (key, signal) => {
+    ...deps(clock),
+    reconcile: async (key, { signal }) => {
       const k = key.toString();
       calls.push(k);
       signals.push(signal);
@@ -396,8 +407,8 @@ describe("Controller lifecycle", () => {
   it("shares one registry between controllers", async () => {
     const registry = new Registry();
     const { logger } = captureLogger();
-    const a = new Controller({ name: "a", registry, logger, reconcile: async () => {} });
-    const b = new Controller({ name: "b", registry, logger, reconcile: async () => {} });
+    const a = new Controller({ name: "a", registry, logger, ...deps(), reconcile: async () => {} });
+    const b = new Controller({ name: "b", registry, logger, ...deps(), reconcile: async () => {} });
     expect(a.name).toBe("a");
     expect(b.name).toBe("b");
     const text = await registry.metrics();
@@ -407,8 +418,136 @@ describe("Controller lifecycle", () => {
   });
 });
 
+describe("Controller: terminal errors, panics, and the reconcile context", () => {
+  it("does not requeue a TerminalError, and counts it (controller_runtime_terminal_reconcile_errors_total)", async () => {
+    const h = harness({ "ns/a": [new TerminalError(new Error("spec is invalid"))] });
+    const done = h.controller.run(h.stop.signal, 1);
+    h.controller.enqueue("ns/a");
+    await h.clock.advance(10_000);
+    expect(h.calls).toEqual(["ns/a"]);
+    expect(await metricValue(h.registry, controllerMetricNames.terminalReconcileErrors, { controller: "test" })).toBe(1);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcileErrors, { controller: "test" })).toBe(1);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcileTotal, { controller: "test", result: "error" })).toBe(1);
+    expect(h.records.find((r) => r.msg === "Reconciler error")?.err).toMatchObject({ type: "TerminalError", message: expect.stringMatching(/^terminal error: spec is invalid/) });
+    h.stop.abort();
+    await done;
+  });
+
+  it("finds a TerminalError wrapped as a cause (errors.Is)", () => {
+    expect(isTerminalError(new Error("outer", { cause: new TerminalError("x") }))).toBe(true);
+    expect(isTerminalError(new Error("plain"))).toBe(false);
+    expect(new TerminalError("bad").message).toBe("terminal error: bad");
+  });
+
+  it.each([
+    ["a TypeError", () => (undefined as unknown as { x: number }).x],
+    ["a thrown string", () => Promise.reject("boom")],
+    ["a RangeError", () => new Array(-1)],
+  ])("counts %s as a panic, logs it, and retries it like an error", async (_name, fail) => {
+    const h = harness({ "ns/a": [async () => void (await fail()), undefined] });
+    const done = h.controller.run(h.stop.signal, 1);
+    h.controller.enqueue("ns/a");
+    await h.clock.advance(10);
+    expect(h.calls).toEqual(["ns/a", "ns/a"]);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(1);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcileErrors, { controller: "test" })).toBe(1);
+    expect(h.records.some((r) => typeof r.msg === "string" && r.msg.startsWith("Observed a panic in reconciler"))).toBe(true);
+    expect(h.records.find((r) => r.msg === "Reconciler error")?.err).toMatchObject({ message: expect.stringMatching(/^panic: .* \[recovered\]/) });
+    h.stop.abort();
+    await done;
+  });
+
+  it("an ordinary Error is not a panic", async () => {
+    const h = harness({ "ns/a": [new StatusError({ code: 409, reason: "Conflict", message: "conflict" }), undefined] });
+    const done = h.controller.run(h.stop.signal, 1);
+    h.controller.enqueue("ns/a");
+    await h.clock.advance(10);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(0);
+    h.stop.abort();
+    await done;
+  });
+
+  it("with recoverPanic false a panic stops the workers and run() rejects with it", async () => {
+    const h = harness({ "ns/a": [() => Promise.reject(new TypeError("nil"))] }, { recoverPanic: false });
+    const done = h.controller.run(h.stop.signal, 2);
+    h.controller.enqueue("ns/a");
+    await expect(done).rejects.toThrow(TypeError);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(1);
+  });
+
+  it("gives every reconcile a client bound to its signal: shutdown cancels the write in flight", async () => {
+    const clock = new FakeClock();
+    const d = deps(clock);
+    const seen: Array<AbortSignal | undefined> = [];
+    // A create that never answers until its signal aborts.
+    d.client.prependReactor("create", "configmaps", (a) => {
+      seen.push(a.options?.signal);
+      return { handled: false };
+    });
+    const gate = deferred();
+    const controller = new Controller({
+      name: "writer",
+      clock,
+      registry: new Registry(),
+      logger: captureLogger().logger,
+      ...d,
+      reconcile: async (req, ctx) => {
+        await ctx.client.resource(builtin.configMaps, req.namespace).create({ metadata: { name: req.name } });
+        expect(ctx.reconcileID).toMatch(/^[0-9a-f-]{36}$/);
+        expect(ctx.cache).toBe(controller.cache);
+        await gate.promise;
+      },
+    });
+    const stop = new AbortController();
+    const done = controller.run(stop.signal, 1);
+    controller.enqueue("ns/a");
+    await flushMicrotasks();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.aborted).toBe(false);
+    stop.abort();
+    expect(seen[0]?.aborted).toBe(true);
+    gate.resolve();
+    await done;
+  });
+
+  it("reconcileOnce runs one request with the worker's handling and reports what it returned or threw", async () => {
+    const h = harness({ "ns/a": [{ requeueAfterMs: 500 }], "ns/b": [new Error("nope")] });
+    expect(await h.controller.reconcileOnce(new ObjectName("ns", "a"))).toEqual({ requeueAfterMs: 500 });
+    await expect(h.controller.reconcileOnce(new ObjectName("ns", "b"))).rejects.toThrow("nope");
+    expect(await metricValue(h.registry, controllerMetricNames.reconcileTotal, { controller: "test", result: "requeue_after" })).toBe(1);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcileTotal, { controller: "test", result: "error" })).toBe(1);
+  });
+
+  it("works with a request type of its own, compared through keyOf", async () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    const controller = new Controller<{ id: number }>({
+      name: "items",
+      clock,
+      registry: new Registry(),
+      logger: captureLogger().logger,
+      ...deps(clock),
+      keyOf: (r) => r.id,
+      describe: (r) => `item ${r.id}`,
+      reconcile: async (r) => void seen.push(`item ${r.id}`),
+    });
+    const stop = new AbortController();
+    const done = controller.run(stop.signal, 1);
+    controller.queue.add({ id: 1 });
+    controller.queue.add({ id: 1 });
+    controller.queue.add({ id: 2 });
+    await h(clock);
+    expect(seen).toEqual(["item 1", "item 2"]);
+    stop.abort();
+    await done;
+    async function h(c: FakeClock) {
+      await c.advance(10);
+    }
+  });
+});
+
 describe("panics and terminal errors (controller-runtime's counters)", () => {
-  class TerminalError extends Error {
+  class NamedTerminalError extends Error {
     override name = "TerminalError";
   }
   it.each<[string, unknown, boolean]>([
@@ -422,13 +561,13 @@ describe("panics and terminal errors (controller-runtime's counters)", () => {
   });
 
   it("recognises a TerminalError, also as a cause", () => {
-    expect(isTerminalReconcileError(new TerminalError("bad spec"))).toBe(true);
-    expect(isTerminalReconcileError(new Error("wrapped", { cause: new TerminalError("bad spec") }))).toBe(true);
+    expect(isTerminalReconcileError(new NamedTerminalError("bad spec"))).toBe(true);
+    expect(isTerminalReconcileError(new Error("wrapped", { cause: new NamedTerminalError("bad spec") }))).toBe(true);
     expect(isTerminalReconcileError(new Error("no"))).toBe(false);
   });
 
   it("counts them from 0, and never retries a terminal error", async () => {
-    const h = harness({ "ns/p": [new TypeError("x is undefined"), undefined], "ns/t": [new TerminalError("invalid spec")] });
+    const h = harness({ "ns/p": [new TypeError("x is undefined"), undefined], "ns/t": [new NamedTerminalError("invalid spec")] });
     expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(0);
     expect(await metricValue(h.registry, controllerMetricNames.terminalReconcileErrors, { controller: "test" })).toBe(0);
     const run = h.controller.run(h.stop.signal, 1);

@@ -6,8 +6,27 @@
 import { pino, stdSerializers } from "pino";
 import type { DestinationStream, Level, Logger as PinoLogger } from "pino";
 
-/** The logger type everything in kubeloop takes: pino's. */
-export type Logger = PinoLogger;
+/** One log call: a message, or structured fields and a message (pino's argument order). */
+export interface LogFn {
+  (msg: string): void;
+  (fields: object, msg?: string): void;
+}
+
+/**
+ * The one logger interface everything in kubeloop takes: pino's calling convention, so a pino
+ * logger (what `createLogger` returns) is one, and so is any adapter with these six members.
+ * Structured keys used across the runtime: `controller`, `object` ("ns/name"), `reconcileID`,
+ * `err` (an Error: pino keeps its message, stack and cause).
+ */
+export interface Logger {
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  /** A logger that adds `bindings` to every line. */
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 export interface LoggerOptions {
   /** A pino level name ("trace" … "fatal", "silent") or a klog-style verbosity number ("0" … "10"). */
@@ -99,7 +118,7 @@ export function prettyDestination(target: { write(line: string): unknown }, colo
 }
 
 /** A pino logger: JSON by default, readable on a terminal (or when `pretty` is set). */
-export function createLogger(opts: LoggerOptions = {}): Logger {
+export function createLogger(opts: LoggerOptions = {}): PinoLogger {
   const dest = opts.destination ?? process.stdout;
   const tty = Boolean((dest as { isTTY?: boolean }).isTTY);
   const pretty = opts.pretty ?? tty;
@@ -115,7 +134,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 }
 
 /** A logger that drops everything (level "silent"). */
-export function silentLogger(): Logger {
+export function silentLogger(): PinoLogger {
   return pino({ level: "silent" });
 }
 
@@ -130,7 +149,7 @@ export interface LogRecord {
  * A logger that keeps every line in memory (for tests): `records` holds them parsed, in order.
  * Synchronous: a line is in `records` as soon as the log call returns.
  */
-export function captureLogger(level = "trace"): { logger: Logger; records: LogRecord[] } {
+export function captureLogger(level = "trace"): { logger: PinoLogger; records: LogRecord[] } {
   const records: LogRecord[] = [];
   const logger = pino(
     { level: parseLogLevel(level), serializers: { err: stdSerializers.err } },

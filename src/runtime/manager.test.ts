@@ -1,4 +1,3 @@
-import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Event } from "kubernetes-types/core/v1.js";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
@@ -6,7 +5,7 @@ import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";
 import { StatusError } from "../apimachinery/errors.js";
 import { builtin } from "../client/typed.js";
 import { FakeClient } from "../testing/fakeclient.js";
-import { CacheSyncTimeoutError, Controller } from "./controller.js";
+import { CacheSyncTimeoutError } from "./controller.js";
 import { captureLogger } from "./logging.js";
 import {
   GracefulShutdownTimeoutError,
@@ -25,16 +24,13 @@ function newManager(fake: FakeClient, clock: FakeClock, opts: Partial<ManagerOpt
   const { logger, records } = captureLogger("info");
   const manager = new Manager({ client: fake, clock, registry, logger, ...opts });
   const calls: string[] = [];
-  const controller = new Controller({
-    name: "widgets",
-    clock,
-    registry,
-    logger,
-    reconcile: async (key) => {
+  const controller = manager
+    .controller("widgets")
+    .watchesRawSource({ start: () => {} })
+    .withOptions({ maxConcurrentReconciles: 2 })
+    .reconcile(async (key) => {
       calls.push(key.toString());
-    },
-  });
-  manager.addController(controller, 2);
+    });
   const stop = new AbortController();
   return { manager, controller, registry, records, calls, stop };
 }
@@ -189,8 +185,11 @@ describe("Manager without leader election", () => {
     const fake = new FakeClient({ clock });
     const { logger } = captureLogger();
     const manager = new Manager({ client: fake, clock, registry: new Registry(), logger });
-    const c = new Controller({ name: "stuck", clock, logger, registry: new Registry(), caches: [{ hasSynced: () => false }], cacheSyncTimeoutMs: 1000, reconcile: async () => {} });
-    manager.addController(c, 1);
+    manager
+      .controller("stuck")
+      .watchesRawSource({ start: () => {}, hasSynced: () => false })
+      .withOptions({ cacheSyncTimeoutMs: 1000 })
+      .reconcile(async () => {});
     const run = started(manager, new AbortController().signal);
     await advance(clock, 1000);
     const err = await run.outcome;
@@ -288,7 +287,7 @@ describe("Manager with leader election", () => {
     expect(b.manager.isLeader()).toBe(false);
     expect(a.controller.phase).toBe("Running");
     expect(b.controller.phase).toBe("Created");
-    const lease = await fake.resource<Lease>(leasesResource, "kube-system").get("widgets-controller");
+    const lease = await fake.resource(leasesResource, "kube-system").get("widgets-controller");
     expect(lease.spec?.holderIdentity).toBe("a");
 
     // Both managers' controllers get the event; only the leader's reconciles.
@@ -309,7 +308,7 @@ describe("Manager with leader election", () => {
     expect(b.controller.phase).toBe("Running");
     await flushMicrotasks();
     expect(b.calls).toEqual(["ns/x"]);
-    const lease2 = await fake.resource<Lease>(leasesResource, "kube-system").get("widgets-controller");
+    const lease2 = await fake.resource(leasesResource, "kube-system").get("widgets-controller");
     expect(lease2.spec?.holderIdentity).toBe("b");
     expect(lease2.spec?.leaseTransitions).toBe(1);
 
@@ -329,7 +328,7 @@ describe("Manager with leader election", () => {
     expect(a.manager.isLeader()).toBe(true);
     a.stop.abort();
     await runA.outcome;
-    const released = await fake.resource<Lease>(leasesResource, "kube-system").get("widgets-controller");
+    const released = await fake.resource(leasesResource, "kube-system").get("widgets-controller");
     expect(released.spec?.holderIdentity).toBe("");
     await advance(clock, 6000);
     expect(b.manager.isLeader()).toBe(true);

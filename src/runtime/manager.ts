@@ -20,35 +20,33 @@
  *   it (LeaderElectionLostError, a runnable's error, GracefulShutdownTimeoutError).
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
-import type { Lease } from "kubernetes-types/coordination/v1.js";
 import { register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
 import { realClock } from "../apimachinery/clock.js";
 import type { Clock } from "../apimachinery/clock.js";
-import type { ResourceClientFactory, ResourceDescriptor } from "../client/interfaces.js";
+import type { ObjectName } from "../apimachinery/objectname.js";
+import type { ResourceClientFactory } from "../client/interfaces.js";
+import { builtin } from "../client/typed.js";
 import { EventBroadcaster } from "../events/broadcaster.js";
 import type { EventRecorder, Subscription } from "../events/broadcaster.js";
 import { ClientEventSink } from "../events/sink.js";
 import { SharedInformerFactory } from "../informers/factory.js";
 import { LeaderElector } from "../leaderelection/leaderelector.js";
 import { LeaseLock } from "../leaderelection/resourcelock.js";
-import type { Controller } from "./controller.js";
 import { leaderElectionMetrics } from "../leaderelection/metrics.js";
+import { ControllerBuilder, ControllerBuilderError, type BuilderHost } from "./builder.js";
+import { Cache } from "./cache.js";
 import { defaultLogger } from "./logging.js";
 import { registerProcessMetrics } from "./metrics.js";
 import type { Logger } from "./logging.js";
 
-export const leasesResource: ResourceDescriptor = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  resource: "leases",
-  kind: "Lease",
-  namespaced: true,
-};
+/** Where leader election keeps its Lease. */
+export const leasesResource = builtin.leases;
 
 export interface LeaderElectionOptions {
   /** This candidate's identity; default hostname + "_" + a random UUID. */
@@ -80,6 +78,11 @@ export interface ManagerOptions {
   logger?: Logger;
   /** The registry /metrics serves (default: prom-client's global registry). */
   registry?: Registry;
+  /**
+   * Where controllers' event recorders come from (default: the manager's broadcaster, which
+   * records core/v1 Events through `client` once started). Tests pass a FakeRecorder's factory.
+   */
+  recorderProvider?: (component: string) => EventRecorder;
 }
 
 /** Anything the manager runs: resolves when done; the signal asks it to stop. */
@@ -159,16 +162,22 @@ interface Entry {
 
 type Endpoint = "metrics" | "health";
 
-export class Manager {
+export class Manager implements BuilderHost {
   readonly informers: SharedInformerFactory;
+  /** Typed reads of the informer caches (what reconciles get as ctx.cache). */
+  readonly cache: Cache;
   /** Records to the API (core/v1 Events) once started. */
   readonly eventBroadcaster: EventBroadcaster;
   readonly registry: Registry;
   readonly identity: string;
-  private readonly client: ResourceClientFactory;
+  /** The client controllers write through (each reconcile gets it bound to its signal). */
+  readonly client: ResourceClientFactory;
+  readonly clock: Clock;
+  /** The logger the manager and its controllers log to. */
+  readonly logger: Logger;
   private readonly opts: ManagerOptions;
-  private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly controllerNames = new Set<string>();
   private readonly gracefulShutdownTimeoutMs: number;
   private readonly entries: Entry[] = [];
   private readonly healthzChecks = new Map<string, HealthCheck>();
@@ -189,12 +198,15 @@ export class Manager {
   private metricsAddr: string | undefined;
   private healthAddr: string | undefined;
   private eventsSubscription: Subscription | undefined;
+  /** Resolves once start() has started the informers. */
+  private readonly informersStarted: { promise: Promise<void>; resolve: () => void };
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
     this.client = opts.client;
     this.clock = opts.clock ?? realClock;
     this.log = opts.logger ?? defaultLogger();
+    this.logger = this.log;
     this.registry = opts.registry ?? globalRegistry;
     registerProcessMetrics(this.registry);
     this.gracefulShutdownTimeoutMs = opts.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
@@ -204,11 +216,16 @@ export class Manager {
         clock: this.clock,
         logger: this.log,
       });
+    this.cache = new Cache(this.informers);
     this.eventBroadcaster = new EventBroadcaster({ clock: this.clock, logger: this.log, registry: this.registry });
     this.identity = (opts.leaderElection && opts.leaderElection.id) || `${hostname()}_${randomUUID()}`;
     // Validate bind addresses early: a typo fails construction, not start.
     parseBindAddress(opts.metricsBindAddress);
     parseBindAddress(opts.healthProbeBindAddress);
+    // Every informer, watch and controller listens on these signals.
+    setMaxListeners(0, this.stopAll.signal);
+    let resolveStarted!: () => void;
+    this.informersStarted = { promise: new Promise<void>((r) => (resolveStarted = r)), resolve: resolveStarted };
     this.addHealthzCheck("ping", () => {});
     this.addReadyzCheck("informers", () => {
       if (!this.cachesSynced) throw new Error("caches not synced");
@@ -234,8 +251,43 @@ export class Manager {
     return this.leading;
   }
 
+  /** An event recorder for `component` (the event source), from `recorderProvider` or the broadcaster. */
   eventRecorder(component: string): EventRecorder {
+    if (this.opts.recorderProvider) return this.opts.recorderProvider(component);
     return this.eventBroadcaster.newRecorder({ component, host: hostname() });
+  }
+
+  /**
+   * Starts building a controller named `name` (unique in this manager): the one way to compose
+   * one. See builder.ts.
+   *
+   *   mgr.controller("app").for(apps).owns(builtin.deployments).reconcile(async (req, ctx) => …)
+   */
+  controller<R = ObjectName>(name: string): ControllerBuilder<R> {
+    return new ControllerBuilder<R>(this, name);
+  }
+
+  /** BuilderHost: adds a built controller's runnable. */
+  registerController(name: string, run: (signal: AbortSignal) => Promise<void>, needLeaderElection: boolean): void {
+    if (this.controllerNames.has(name)) {
+      throw new ControllerBuilderError(name, "a controller with this name already exists in the manager: names must be unique (they label metrics and logs)");
+    }
+    this.controllerNames.add(name);
+    this.add({ name, run }, { needLeaderElection });
+  }
+
+  /**
+   * Resolves true once the manager has started and every informer of its controllers has synced
+   * (what /readyz reports), false if `signal` aborts first.
+   */
+  async waitForCacheSync(signal?: AbortSignal): Promise<boolean> {
+    const aborted = new Promise<"aborted">((resolve) => {
+      if (signal?.aborted) resolve("aborted");
+      signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
+    });
+    if ((await Promise.race([this.informersStarted.promise, aborted])) === "aborted") return false;
+    const synced = await this.informers.waitForCacheSync(signal);
+    return [...synced.values()].every(Boolean);
   }
 
   /** Adds a runnable; after start it starts at once (when its leader-election condition holds). */
@@ -260,11 +312,6 @@ export class Manager {
     this.addReadyzCheck("webhook", server.startedChecker());
   }
 
-  /** Adds a controller with `workers` workers; it runs only while leading. */
-  addController(c: Controller, workers: number): void {
-    this.add({ name: c.name, run: (signal) => c.run(signal, workers) }, { needLeaderElection: true });
-  }
-
   /** Adds a check served under /healthz (and /healthz/<name>). */
   addHealthzCheck(name: string, check: HealthCheck): void {
     this.healthzChecks.set(name, check);
@@ -285,9 +332,11 @@ export class Manager {
     try {
       await this.startServers();
       if (!signal.aborted && !this.fatal) {
-        this.eventsSubscription = this.eventBroadcaster.startRecordingToSink(new ClientEventSink(this.client));
+        // With a recorderProvider, events go wherever it sends them; the broadcaster stays idle.
+        if (!this.opts.recorderProvider) this.eventsSubscription = this.eventBroadcaster.startRecordingToSink(new ClientEventSink(this.client));
         for (const e of this.entries) if (!e.needLeaderElection) this.startEntry(e, this.stopAll.signal);
         this.informers.start(this.stopAll.signal);
+        this.informersStarted.resolve();
         void this.informers.waitForCacheSync(this.stopAll.signal).then((synced) => {
           if (!this.stopAll.signal.aborted && [...synced.values()].every(Boolean)) {
             this.cachesSynced = true;
@@ -315,7 +364,8 @@ export class Manager {
       return;
     }
     const lockName = `${le.namespace}/${le.name}`;
-    const lock = new LeaseLock(this.client.resource<Lease>(leasesResource, le.namespace), le.name, this.identity);
+    // LeaderElection events ("<id> became leader" / "stopped leading") under the identity as source, as controller-runtime's.
+    const lock = new LeaseLock(this.client.resource(leasesResource, le.namespace), le.name, this.identity, this.eventRecorder(this.identity));
     const elector = new LeaderElector({
       lock,
       leaseDurationMs: le.leaseDurationMs,
@@ -353,6 +403,7 @@ export class Manager {
     if (this.stopAll.signal.aborted) return;
     this.leading = true;
     this.leaderSignal = leaderSignal;
+    setMaxListeners(0, leaderSignal);
     if (this.opts.leaderElection) this.log.info({ identity: this.identity }, "Successfully acquired lease");
     for (const e of this.entries) if (e.needLeaderElection && !e.done) this.startEntry(e, leaderSignal);
   }

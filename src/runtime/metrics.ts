@@ -14,6 +14,8 @@ export const controllerMetricNames = Object.freeze({
   reconcileTime: "controller_runtime_reconcile_time_seconds",
   activeWorkers: "controller_runtime_active_workers",
   maxConcurrentReconciles: "controller_runtime_max_concurrent_reconciles",
+  /** kubeloop's own: event handlers, map functions and predicates that threw (isolated, not fatal). */
+  eventHandlerErrors: "kubeloop_controller_event_handler_errors_total",
 });
 
 /** The `result` label values of controller_runtime_reconcile_total. */
@@ -31,6 +33,7 @@ export interface ControllerCollectors {
   reconcileErrors: Counter<"controller">;
   reconcilePanics: Counter<"controller">;
   terminalReconcileErrors: Counter<"controller">;
+  eventHandlerErrors: Counter<"controller">;
   reconcileTime: Histogram<"controller">;
   activeWorkers: Gauge<"controller">;
   maxConcurrentReconciles: Gauge<"controller">;
@@ -68,6 +71,12 @@ export function controllerCollectors(registry: Registry = globalRegistry): Contr
       labelNames: ["controller"] as const,
       registers,
     }),
+    eventHandlerErrors: new Counter({
+      name: controllerMetricNames.eventHandlerErrors,
+      help: "Total number of event handler, map function and predicate failures per controller",
+      labelNames: ["controller"] as const,
+      registers,
+    }),
     reconcileTime: new Histogram({
       name: controllerMetricNames.reconcileTime,
       help: "Length of time per reconciliation per controller",
@@ -92,20 +101,8 @@ export function controllerCollectors(registry: Registry = globalRegistry): Contr
   return c;
 }
 
-/**
- * What counts as a reconcile "panic": the errors a Go reconciler would have panicked with — a
- * programming error the JavaScript runtime raises (TypeError such as reading a property of
- * undefined, ReferenceError, RangeError, SyntaxError) or a thrown value that is not an Error.
- */
-export function isReconcilePanic(err: unknown): boolean {
-  return !(err instanceof Error) || err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError || err instanceof SyntaxError;
-}
-
-/** A terminal error (controller-runtime's reconcile.TerminalError): not retried. Recognised by name. */
-export function isTerminalReconcileError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) if (e.name === "TerminalError") return true;
-  return false;
-}
+/** The reconcile panic and terminal-error tests the controller counts by (reconcile.ts holds them). */
+export { isPanic as isReconcilePanic, isTerminalError as isTerminalReconcileError } from "./reconcile.js";
 
 const withProcessMetrics = new WeakSet<Registry>();
 

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../apimachinery/clock.js";
 import { isAlreadyExists, isConflict, isGone, isNotFound, StatusError } from "../apimachinery/errors.js";
 import type { KubeObject } from "../apimachinery/types.js";
-import type { ResourceDescriptor, WatchEvent } from "../client/interfaces.js";
+import { defineResource, metadataOnly } from "../apimachinery/resource.js";
+import type { WatchEvent } from "../client/interfaces.js";
 import { FakeClient } from "./fakeclient.js";
 
-const deployments: ResourceDescriptor = { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true };
-const nodes: ResourceDescriptor = { group: "", version: "v1", resource: "nodes", kind: "Node", namespaced: false };
-const pods: ResourceDescriptor = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true };
+// Unstructured views of three resources (the tests read and write arbitrary fields).
+const deployments = defineResource<KubeObject>({ group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true });
+const nodes = defineResource<KubeObject>({ group: "", version: "v1", resource: "nodes", kind: "Node", namespaced: false });
+const pods = defineResource<KubeObject>({ group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true });
 
 function dep(name: string, labels: Record<string, string> = {}, replicas = 1): KubeObject {
   return { metadata: { name, namespace: "default", labels }, spec: { replicas } };
@@ -301,5 +303,31 @@ describe("FakeClient mirrors server rules controllers depend on", () => {
     expect((await c.get("b")).metadata?.finalizers).toEqual(["foregroundDeletion"]);
     expect((await c.get("a")).metadata?.deletionTimestamp).toBeTruthy();
     await expect(c.get("c")).rejects.toSatisfy(isNotFound);
+  });
+});
+
+describe("FakeClient metadata-only views", () => {
+  const cms = metadataOnly(defineResource<KubeObject>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }));
+  it("reads, watches, patches and deletes as PartialObjectMetadata; refuses whole-object writes", async () => {
+    const fake = new FakeClient();
+    fake.seed(pods, { metadata: { name: "p", namespace: "default" }, spec: { x: 1 } });
+    fake.seed(defineResource<KubeObject>({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true }), {
+      metadata: { name: "c", namespace: "default", labels: { a: "b" } },
+      data: { k: "v" },
+    });
+    const c = fake.resource(cms, "default");
+    expect(await c.get("c")).toEqual({ apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: expect.objectContaining({ name: "c", labels: { a: "b" } }) });
+    const list = await c.list();
+    expect(list.kind).toBe("PartialObjectMetadataList");
+    expect(list.items.map((i) => i.kind)).toEqual(["PartialObjectMetadata"]);
+    const w = (await c.watch({ resourceVersion: list.metadata?.resourceVersion }))[Symbol.asyncIterator]();
+    const patched = await c.patch("c", "merge", { metadata: { annotations: { x: "y" } } });
+    expect(patched).not.toHaveProperty("data");
+    const ev = await w.next();
+    expect(ev.value).toMatchObject({ type: "MODIFIED", object: { kind: "PartialObjectMetadata" } });
+    await w.return?.();
+    await expect(c.create({ metadata: { name: "n" } })).rejects.toThrow(/create is not supported on a metadata-only client/);
+    await expect(c.update({ metadata: { name: "c" } })).rejects.toThrow(/metadata-only/);
+    expect(await c.delete("c")).toMatchObject({ kind: "Status", status: "Success" });
   });
 });

@@ -19,7 +19,9 @@ import { StatusError } from "../apimachinery/errors.js";
 import { parseFieldSelector } from "../apimachinery/fields.js";
 import { labelSelectorAsSelector, parseSelector } from "../apimachinery/labels.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, patchMetaForKind } from "../apimachinery/patch/index.js";
+import { PARTIAL_OBJECT_METADATA_API_VERSION, PARTIAL_OBJECT_METADATA_KIND, toPartialObjectMetadata } from "../apimachinery/resource.js";
 import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
+import { refuseOnMetadataView } from "../client/resource.js";
 import type {
   DeleteOptions,
   GetOptions,
@@ -124,13 +126,13 @@ export class FakeClient implements ResourceClientFactory {
     this.tracker = new ObjectTracker(opts.clock ?? realClock, opts.historyLimit ?? 1000);
   }
 
-  resource<T extends TypedObject = KubeObject>(resource: ResourceDescriptor, namespace = ""): ResourceClient<T> {
+  resource<T extends TypedObject>(resource: ResourceDescriptor<T>, namespace = ""): ResourceClient<T> {
     return new FakeResourceClient<T>(this, resource, resource.namespaced ? namespace : "");
   }
 
-  /** Seeds objects without recording actions (fixtures). */
-  seed(resource: ResourceDescriptor, ...objects: KubeObject[]): void {
-    for (const o of objects) this.tracker.create(resource, o.metadata?.namespace ?? "", o);
+  /** Seeds objects without recording actions (fixtures); returns them as stored. */
+  seed<T extends TypedObject>(resource: ResourceDescriptor<T>, ...objects: T[]): T[] {
+    return objects.map((o) => this.tracker.create(resource, o.metadata?.namespace ?? "", un(o)) as unknown as T);
   }
 
   /** Every call so far, in order. */
@@ -176,11 +178,21 @@ export class FakeClient implements ResourceClientFactory {
 }
 
 class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
+  /** A metadata-only view: reads answer PartialObjectMetadata, as the API server converts them. */
+  private readonly partial: boolean;
+
   constructor(
     private readonly fake: FakeClient,
-    readonly resource: ResourceDescriptor,
+    readonly resource: ResourceDescriptor<T>,
     readonly namespace: string,
-  ) {}
+  ) {
+    this.partial = resource.metadataOnly === true;
+  }
+
+  /** The object as this client returns it: whole, or reduced to metadata for a metadata-only view. */
+  private out(obj: unknown): T {
+    return (this.partial ? toPartialObjectMetadata(obj as TypedObject) : obj) as T;
+  }
 
   private action(verb: Verb, extra: Partial<Action> = {}): Action {
     const a: Action = { verb, resource: this.resource.resource, group: this.resource.group, version: this.resource.version, ...extra };
@@ -200,7 +212,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
   async get(name: string, opts?: GetOptions): Promise<T> {
     const r = this.fake.invoke(this.action("get", { name, options: opts }));
     if (r.handled) return r.result as T;
-    return this.tracker.get(this.resource, this.nsFor(), name) as unknown as T;
+    return this.out(this.tracker.get(this.resource, this.nsFor(), name));
   }
 
   async list(opts?: ListOptions): Promise<KubeList<T>> {
@@ -223,10 +235,14 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
       cont = Buffer.from(`${revision}:${start + opts.limit}`).toString("base64url");
       remaining = all.length - start - opts.limit;
     }
+    const metadata = { resourceVersion: revision, ...(cont ? { continue: cont, remainingItemCount: remaining } : {}) };
+    if (this.partial) {
+      return { apiVersion: PARTIAL_OBJECT_METADATA_API_VERSION, kind: `${PARTIAL_OBJECT_METADATA_KIND}List`, metadata, items: items.map((o) => this.out(o)) };
+    }
     return {
       apiVersion: this.resource.group ? `${this.resource.group}/${this.resource.version}` : this.resource.version,
       kind: `${this.resource.kind}List`,
-      metadata: { resourceVersion: revision, ...(cont ? { continue: cont, remainingItemCount: remaining } : {}) },
+      metadata,
       items,
     };
   }
@@ -235,16 +251,25 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
     const r = this.fake.invoke(this.action("watch", { options: opts }));
     if (r.handled) return r.result as WatchStream<T>;
     const rv = opts?.resourceVersion ? Number(opts.resourceVersion) : 0;
-    return this.tracker.watch(this.resource, this.namespace, {
+    const stream = this.tracker.watch(this.resource, this.namespace, {
       fromRevision: Number.isFinite(rv) ? rv : 0,
       filter: filterFor(opts),
       signal: opts?.signal,
       bookmarks: opts?.allowWatchBookmarks,
       sendInitialEvents: opts?.sendInitialEvents,
     }) as unknown as WatchStream<T>;
+    return this.partial ? this.partialEvents(stream) : stream;
+  }
+
+  private async *partialEvents(stream: WatchStream<T>): WatchStream<T> {
+    for await (const ev of stream) {
+      if (ev.type === "ERROR" || ev.type === "BOOKMARK") yield ev;
+      else yield { type: ev.type, object: this.out(ev.object) };
+    }
   }
 
   async create(obj: T, opts?: WriteOptions): Promise<T> {
+    refuseOnMetadataView(this.resource, "create");
     const r = this.fake.invoke(this.action("create", { object: deepCopy(un(obj)), name: obj.metadata?.name, options: opts }));
     if (r.handled) return r.result as T;
     if (opts?.dryRun === "All") return deepCopy(obj);
@@ -252,6 +277,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
   }
 
   async update(obj: T, opts?: WriteOptions): Promise<T> {
+    refuseOnMetadataView(this.resource, "update");
     const r = this.fake.invoke(this.action("update", { object: deepCopy(un(obj)), name: obj.metadata?.name, options: opts }));
     if (r.handled) return r.result as T;
     if (opts?.dryRun === "All") return deepCopy(obj);
@@ -259,6 +285,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
   }
 
   async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
+    refuseOnMetadataView(this.resource, "update status");
     const r = this.fake.invoke(
       this.action("update", { subresource: "status", object: deepCopy(un(obj)), name: obj.metadata?.name, options: opts }),
     );
@@ -289,22 +316,22 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
       const meta = patchMetaForKind(this.resource.group, this.resource.version, this.resource.kind);
       next = applyStrategicMergePatch(current, patch, meta) as KubeObject;
     }
-    if (opts?.dryRun === "All") return next as unknown as T;
+    if (opts?.dryRun === "All") return this.out(next);
     // A patch without a resourceVersion applies to the current object.
     const patchedRV = next.metadata?.resourceVersion;
     if (!patchedRV) (next.metadata ??= {}).resourceVersion = current.metadata?.resourceVersion;
     if (opts?.subresource === "status") {
-      return this.tracker.update(this.resource, this.nsFor(), next, keepSpecAndLabels) as unknown as T;
+      return this.out(this.tracker.update(this.resource, this.nsFor(), next, keepSpecAndLabels));
     }
-    return this.tracker.update(this.resource, this.nsFor(), next) as unknown as T;
+    return this.out(this.tracker.update(this.resource, this.nsFor(), next));
   }
 
   async delete(name: string, opts?: DeleteOptions): Promise<T | Status> {
     const r = this.fake.invoke(this.action("delete", { name, options: opts }));
     if (r.handled) return r.result as T | Status;
-    if (opts?.dryRun === "All") return this.tracker.get(this.resource, this.nsFor(), name) as unknown as T;
+    if (opts?.dryRun === "All") return this.out(this.tracker.get(this.resource, this.nsFor(), name));
     const { object, deleted } = this.tracker.delete(this.resource, this.nsFor(), name, opts?.preconditions, opts?.propagationPolicy);
-    return deleted ? { ...success, details: { name, group: this.resource.group, kind: this.resource.resource, uid: object.metadata?.uid } } : (object as unknown as T);
+    return deleted ? { ...success, details: { name, group: this.resource.group, kind: this.resource.resource, uid: object.metadata?.uid } } : this.out(object);
   }
 
   async deleteCollection(listOpts?: ListOptions, deleteOpts?: DeleteOptions): Promise<KubeList<T> | Status> {
@@ -318,6 +345,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
   }
 
   async getScale(name: string, opts?: GetOptions): Promise<Scale> {
+    refuseOnMetadataView(this.resource, "get scale");
     const r = this.fake.invoke(this.action("get", { name, subresource: "scale", options: opts }));
     if (r.handled) return r.result as Scale;
     const obj = this.tracker.get(this.resource, this.nsFor(), name) as KubeObject & {
@@ -328,6 +356,7 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
   }
 
   async updateScale(name: string, scale: Scale, opts?: WriteOptions): Promise<Scale> {
+    refuseOnMetadataView(this.resource, "update scale");
     const r = this.fake.invoke(this.action("update", { name, subresource: "scale", object: deepCopy(scale) as KubeObject, options: opts }));
     if (r.handled) return r.result as Scale;
     const current = this.tracker.get(this.resource, this.nsFor(), name) as KubeObject & { spec?: { replicas?: number } };

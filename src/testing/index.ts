@@ -4,6 +4,7 @@ export { FakeClient, objectFieldSet } from "./fakeclient.js";
 export type { Action, Reactor, ReactorResult, Verb, FakeClientOptions } from "./fakeclient.js";
 export { ObjectTracker } from "./tracker.js";
 export { AsyncQueue } from "./asyncqueue.js";
-export { ControllerFixture, ControllerFixtureError, type ExpectedAction } from "./fixture.js";
+export { ControllerFixture, ControllerFixtureError, FIXTURE_START_TIME, type ExpectedAction, type ControllerFixtureOptions } from "./fixture.js";
+export { eventually, settle, EventuallyTimeoutError, type EventuallyOptions, type SettleOptions } from "./eventually.js";
 export { FakeRecorder } from "../events/broadcaster.js";
 export { typedClients } from "../client/typed.js";

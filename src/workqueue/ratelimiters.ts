@@ -181,9 +181,9 @@ export class WithMaxWaitRateLimiter<T = unknown> implements RateLimiter<T> {
  * client-go's DefaultControllerRateLimiter: per item, exponential from 5 ms to 1000 s; overall, a
  * 10 qps token bucket of 100 (which only paces retries, all items together); the longer wins.
  */
-export function defaultControllerRateLimiter<T = unknown>(clock: Clock = realClock): RateLimiter<T> {
+export function defaultControllerRateLimiter<T = unknown>(clock: Clock = realClock, keyOf?: KeyFunc<T>): RateLimiter<T> {
   return new MaxOfRateLimiter<T>(
-    new ItemExponentialFailureRateLimiter<T>(5, 1000 * 1000),
+    new ItemExponentialFailureRateLimiter<T>(5, 1000 * 1000, keyOf ? { keyOf } : {}),
     new BucketRateLimiter<T>(10, 100, clock),
   );
 }

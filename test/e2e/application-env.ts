@@ -10,6 +10,8 @@ import { startControlPlane, type ControlPlaneOptions, type RunningControlPlane }
 import { installApplicationCRD } from "../../src/controllers/application/index.js";
 import { GarbageCollector } from "../../src/controllers/garbagecollector/index.js";
 import { silentLogger } from "../../src/runtime/logging.js";
+import { Manager } from "../../src/runtime/manager.js";
+import { eventually as eventuallyIn } from "../../src/testing/eventually.js";
 
 export interface ApplicationEnv {
   cp: RunningControlPlane;
@@ -37,9 +39,11 @@ export async function startApplicationEnv(opts: ControlPlaneOptions = {}): Promi
     await cp.stop();
     throw err;
   }
-  const gc = new GarbageCollector({ client: cp.client, informers: cp.informers, discovery: cp.client.discoveryClient, resyncDiscoveryMs: 500, logger });
+  // A garbage collector on a manager of its own, re-reading discovery every half second.
+  const manager = new Manager({ client: cp.client, logger, registry: new Registry() });
+  new GarbageCollector(manager, { discovery: cp.client.discoveryClient, resyncDiscoveryMs: 500, workers: 5 });
   const ac = new AbortController();
-  const gcDone = gc.run(ac.signal, 5).catch(() => undefined);
+  const gcDone = manager.start(ac.signal).catch(() => undefined);
   let stopped: Promise<void> | undefined;
   return {
     cp,
@@ -52,20 +56,9 @@ export async function startApplicationEnv(opts: ControlPlaneOptions = {}): Promi
   };
 }
 
-/** Polls `fn` until it returns something other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last instanceof Error ? last.message : String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** kubeloop/testing's eventually in real time: polls `fn` until it returns something other than undefined/false. */
+export function eventually<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  return eventuallyIn(fn, { what, timeoutMs, intervalMs: 50 });
 }
 
 export function newRegistry(): Registry {

@@ -6,9 +6,10 @@ import { readFileSync } from "node:fs";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Endpoints, Event, Service } from "kubernetes-types/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApplicationController, type Application } from "../../src/controllers/application/index.js";
+import { setupApplicationController, type Application } from "../../src/controllers/application/index.js";
 import { ClientEventSink, EventBroadcaster } from "../../src/events/index.js";
 import { silentLogger } from "../../src/runtime/logging.js";
+import { Manager } from "../../src/runtime/manager.js";
 import { eventually, newRegistry, startApplicationEnv, type ApplicationEnv } from "./application-env.js";
 import { Kubectl } from "./kubectl.js";
 
@@ -23,14 +24,15 @@ beforeAll(async () => {
   kubectl = new Kubectl(env.cp.api.kubeconfigPath);
   broadcaster = new EventBroadcaster();
   broadcaster.startRecordingToSink(new ClientEventSink(env.cp.client));
-  const controller = new ApplicationController({
+  // A manager of its own (its own informers), beside the control plane's controllers.
+  const manager = new Manager({
     client: env.cp.client,
-    informers: env.cp.informers,
-    recorder: broadcaster.newRecorder({ component: "application-controller" }),
     logger: silentLogger(),
     registry: newRegistry(),
+    recorderProvider: (component) => broadcaster.newRecorder({ component }),
   });
-  running = controller.run(stop.signal, 2);
+  setupApplicationController(manager);
+  running = manager.start(stop.signal);
 }, 60_000);
 
 afterAll(async () => {

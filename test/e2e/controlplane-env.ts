@@ -1,6 +1,7 @@
 /** Shared setup of the control-plane end-to-end tests: a control plane with a fast kubelet, kubectl, polling. */
 import { startControlPlane, type RunningControlPlane } from "../../src/controlplane/index.js";
 import { Kubectl } from "./kubectl.js";
+import { eventually as eventuallyIn } from "../../src/testing/eventually.js";
 
 /**
  * The whole control plane on a free port. Pods become ready within a few tens of milliseconds;
@@ -17,18 +18,7 @@ export async function startTestControlPlane(): Promise<{ cp: RunningControlPlane
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await sleep(50);
-  }
+/** kubeloop/testing's eventually in real time: polls `probe` until it returns a value. */
+export function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return eventuallyIn(probe, { what, timeoutMs, intervalMs: 50 });
 }

@@ -14,7 +14,8 @@ import { getControllerOf } from "../../src/apimachinery/ownerrefs.js";
 import type { RunningApiServer } from "../../src/apiserver/index.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import { builtin } from "../../src/client/typed.js";
-import { Controller, ControllerRefManager, Manager, captureLogger, recheckDeletionTimestamp, releasePatch } from "../../src/runtime/index.js";
+import { ObjectName } from "../../src/apimachinery/objectname.js";
+import { ControllerRefManager, Manager, captureLogger, recheckDeletionTimestamp, releasePatch } from "../../src/runtime/index.js";
 
 const apiserver = await import("../../src/apiserver/index.js").catch((err: unknown) => {
   console.warn(`test/runtime/manager.apiserver.test.ts skipped: src/apiserver/index.ts does not load (${(err as Error).message})`);
@@ -67,26 +68,23 @@ function newParentManager(id: string) {
     leaderElection: { id, namespace: NS, name: "parents-controller", leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250 },
     gracefulShutdownTimeoutMs: 5000,
   });
-  const informer = manager.informers.forResource<ConfigMap>(builtin.configMaps);
-  const lister = informer.lister().namespace(NS);
-  const cms = client.resource<ConfigMap>(builtin.configMaps, NS);
-  const recorder = manager.eventRecorder("parents-controller");
   const isParent = (cm: ConfigMap) => cm.metadata?.labels?.role === "parent";
+  // Parents: themselves; any other ConfigMap: every parent of its namespace (it may be claimable).
+  const parentsFor = (cm: ConfigMap): ObjectName[] =>
+    isParent(cm)
+      ? [ObjectName.of(cm)]
+      : manager.cache.list(builtin.configMaps, { namespace: cm.metadata?.namespace ?? "" }).filter(isParent).map((p) => ObjectName.of(p));
 
-  const controller: Controller = new Controller({
-    name: "parents",
-    registry,
-    logger,
-    caches: [informer],
-    reconcile: async (key) => {
-      let parent: ConfigMap;
-      try {
-        parent = lister.get(key.name);
-      } catch {
-        return; // deleted
-      }
+  const controller = manager
+    .controller("parents")
+    .watches(builtin.configMaps, parentsFor)
+    .withOptions({ maxConcurrentReconciles: 2, eventSource: "parents-controller" })
+    .reconcile(async (key, ctx) => {
+      const parent = ctx.cache.get(builtin.configMaps, key);
+      if (!parent) return; // deleted
+      const cms = ctx.client.resource(builtin.configMaps, key.namespace);
       const selector = parseSelector(parent.metadata?.annotations?.[SELECTOR_ANNOTATION] ?? "");
-      const candidates = lister.list().filter((cm) => !isParent(cm));
+      const candidates = ctx.cache.list(builtin.configMaps, { namespace: key.namespace }).filter((cm) => !isParent(cm));
       const mgr = new ControllerRefManager<ConfigMap>({
         owner: parent,
         ownerGVK: gvk,
@@ -98,22 +96,9 @@ function newParentManager(id: string) {
       const names = claimed.map((c) => c.metadata!.name!).sort().join(",");
       if (parent.metadata?.annotations?.[CLAIMED_ANNOTATION] !== names) {
         await cms.patch(key.name, "merge", { metadata: { annotations: { [CLAIMED_ANNOTATION]: names } } });
-        recorder.event(parent as never, "Normal", "Claimed", `claimed ${claimed.length} children`);
+        ctx.recorder.event(parent, "Normal", "Claimed", `claimed ${claimed.length} children`);
       }
-    },
-  });
-  const enqueueParents = (cm: ConfigMap) => {
-    if (isParent(cm)) controller.enqueue(cm);
-    else for (const p of lister.list()) if (isParent(p)) controller.enqueue(p);
-  };
-  informer.addEventHandler({
-    onAdd: (cm) => enqueueParents(cm),
-    onUpdate: (_old, cm) => enqueueParents(cm),
-    onDelete: (cm) => {
-      if ("metadata" in cm) enqueueParents(cm);
-    },
-  });
-  manager.addController(controller, 2);
+    });
   const stop = new AbortController();
   const done = manager.start(stop.signal).then(
     () => undefined,

@@ -3,6 +3,7 @@
  * types apimachinery's JSON decoder produces, prototype-safe copying, structural equality and Go
  * `fmt` renderings used to reproduce upstream error texts.
  */
+import { deepEqual } from "../equality.js";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -75,27 +76,8 @@ function cloneValue(v: unknown): unknown {
   return out;
 }
 
-/** Structural equality (Go's reflect.DeepEqual on decoded JSON): arrays by order, objects by keys. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  const aa = Array.isArray(a);
-  if (aa !== Array.isArray(b)) return false;
-  if (aa) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    if (x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!jsonEqual(x[i], y[i])) return false;
-    return true;
-  }
-  const x = a as JsonObject;
-  const y = b as JsonObject;
-  const kx = Object.keys(x).filter((k) => x[k] !== undefined);
-  const ky = Object.keys(y).filter((k) => y[k] !== undefined);
-  if (kx.length !== ky.length) return false;
-  for (const k of kx) if (!hasKey(y, k) || !jsonEqual(x[k], y[k])) return false;
-  return true;
-}
+/** Structural equality (Go's reflect.DeepEqual on decoded JSON): apimachinery's deepEqual. */
+export const jsonEqual = deepEqual;
 
 /**
  * Go's interface `==` on decoded JSON values, used for merge-key matching. Scalars compare by

@@ -5,22 +5,20 @@
  */
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Service } from "kubernetes-types/core/v1.js";
-import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";
+import type { ResourceDescriptor } from "../../apimachinery/resource.js";
 import type { KubeObject, TypedObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { DeletedFinalStateUnknown } from "../../informers/store.js";
-import { silentLogger } from "../../runtime/logging.js";
-import { FakeClient, type Action } from "../../testing/fakeclient.js";
-import { ApplicationController } from "./controller.js";
+import type { Controller } from "../../runtime/controller.js";
+import type { Action } from "../../testing/fakeclient.js";
+import { ControllerFixture } from "../../testing/fixture.js";
+import { setupApplicationController } from "./controller.js";
 import { applicationLabels, newDeployment, newService } from "./desired.js";
 import { computeStatus } from "./status.js";
-import { FIELD_MANAGER, PAUSED_ANNOTATION, applicationsResource, type Application } from "./types.js";
+import { FIELD_MANAGER, PAUSED_ANNOTATION, applications, type Application } from "./types.js";
 
 const NOW = Date.UTC(2026, 0, 1);
 let uid = 0;
@@ -76,55 +74,57 @@ const readyStatus: Deployment["status"] = {
   ],
 };
 
+/**
+ * upstream's newFixture, over the one harness (ControllerFixture): objects listed here are seeded
+ * into the fake API and the caches; the listed objects take the stored resourceVersion and
+ * creationTimestamp, so expectations built from them match what the controller sees.
+ */
 class Fixture {
-  readonly clock = new FakeClock(NOW);
-  readonly client = new FakeClient({ clock: this.clock });
-  readonly recorder = new FakeRecorder();
+  readonly f = new ControllerFixture({ clock: new FakeClock(NOW) });
   apps: Application[] = [];
   deployments: Deployment[] = [];
   services: Service[] = [];
   labelSelector?: string;
 
-  newController(): ApplicationController {
-    const informers = new SharedInformerFactory(this.client, { clock: this.clock });
-    const c = new ApplicationController({
-      client: this.client,
-      informers,
-      recorder: this.recorder,
-      clock: this.clock,
-      logger: silentLogger(),
-      labelSelector: this.labelSelector,
-      registry: new Registry(),
-    });
-    const load = <T extends TypedObject>(r: typeof builtin.deployments, objs: T[], add: (o: T) => void) => {
+  get client() {
+    return this.f.client;
+  }
+  get recorder() {
+    return this.f.recorder;
+  }
+  get clock() {
+    return this.f.clock;
+  }
+
+  newController(): Controller {
+    const c = setupApplicationController(this.f.manager, { labelSelector: this.labelSelector });
+    const load = <T extends TypedObject>(r: ResourceDescriptor<T>, objs: T[]) => {
       for (const o of objs) {
-        // The tracker assigns resourceVersion and creationTimestamp; the cached copy carries the same.
-        const input = deepCopy(o) as unknown as KubeObject;
-        delete input.metadata!.resourceVersion;
-        const stored = this.client.tracker.create(r, o.metadata?.namespace ?? "", input);
+        const input = deepCopy(o);
+        delete (input.metadata as { resourceVersion?: string }).resourceVersion;
+        const [stored] = this.f.seed(r, input);
         o.metadata = { ...o.metadata, resourceVersion: stored.metadata?.resourceVersion, creationTimestamp: stored.metadata?.creationTimestamp };
         o.apiVersion = stored.apiVersion;
         o.kind = stored.kind;
-        add(o);
       }
     };
-    load(applicationsResource, this.apps, (o) => c.applicationInformer.getIndexer().add(o));
-    load(builtin.deployments, this.deployments, (o) => c.deploymentInformer.getIndexer().add(o));
-    load(builtin.services, this.services, (o) => c.serviceInformer.getIndexer().add(o));
+    load(applications, this.apps);
+    load(builtin.deployments, this.deployments);
+    load(builtin.services, this.services);
     return c;
   }
 
-  async run(key: string, expectError = false): Promise<{ actions: Action[]; error?: unknown; controller: ApplicationController }> {
+  async run(key: string, expectError = false): Promise<{ actions: Action[]; error?: unknown; controller: Controller }> {
     const c = this.newController();
     let error: unknown;
     try {
-      await c.syncHandler(key);
+      await this.f.reconcile(c, key);
     } catch (err) {
       error = err;
     }
     if (expectError) expect(error, "expected an error syncing the Application").toBeDefined();
     else expect(error).toBeUndefined();
-    return { actions: this.client.writeActions(), error, controller: c };
+    return { actions: this.f.writeActions(), error, controller: c };
   }
 }
 
@@ -348,74 +348,64 @@ describe("ApplicationController.syncHandler (sample-controller fixtures)", () =>
   });
 });
 
-describe("ApplicationController event handlers", () => {
-  function setup() {
-    const f = new Fixture();
-    const app = newApp("web", 1);
-    f.apps.push(app);
-    const c = f.newController();
-    return { f, app, c };
+describe("the Application controller's watches", () => {
+  /** Runs the controller on its informers and returns the requests it reconciled. */
+  async function reconciled(f: Fixture): Promise<string[]> {
+    const seen: string[] = [];
+    f.client.prependReactor("*", "*", (a) => {
+      if (a.verb === "update" && a.subresource === "status") seen.push(`status ${a.name}`);
+      return { handled: false };
+    });
+    f.newController();
+    await f.f.start();
+    await f.f.settle();
+    await f.f.stop();
+    return seen;
   }
 
-  it("handleObject enqueues the owning Application, checking kind and UID, and recovers tombstones", () => {
-    const { app, c } = setup();
-    const d = serverDefaulted(newDeployment(app));
-    c.handleObject(d as TypedObject);
-    expect(c.queue.len()).toBe(1);
-
-    const { c: c2, app: app2 } = setup();
-    const foreign = serverDefaulted(newDeployment(app2));
-    foreign.metadata!.ownerReferences![0].uid = "someone-else";
-    c2.handleObject(foreign as TypedObject);
-    foreign.metadata!.ownerReferences![0].uid = app2.metadata!.uid!;
-    foreign.metadata!.ownerReferences![0].kind = "Foo";
-    c2.handleObject(foreign as TypedObject);
-    expect(c2.queue.len()).toBe(0);
-
-    const { c: c3, app: app3 } = setup();
-    c3.handleObject(new DeletedFinalStateUnknown("default/web", serverDefaulted(newDeployment(app3)) as TypedObject));
-    expect(c3.queue.len()).toBe(1);
-  });
-
-  it("handleObject ignores children of paused Applications", () => {
+  it("a Deployment's controller reference of kind Application enqueues that Application; other owners do not", async () => {
     const f = new Fixture();
     const app = newApp("web", 1);
-    app.metadata!.annotations = { [PAUSED_ANNOTATION]: "true" };
     f.apps.push(app);
-    const c = f.newController();
-    c.handleObject(serverDefaulted(newDeployment(app)) as TypedObject);
-    expect(c.queue.len()).toBe(0);
+    const owned = serverDefaulted(newDeployment(app));
+    const foreign = serverDefaulted(newDeployment(newApp("other", 1)));
+    foreign.metadata!.name = "foreign";
+    foreign.metadata!.ownerReferences![0].kind = "Foo";
+    f.deployments.push(owned, foreign);
+    expect(await reconciled(f)).toEqual(["status web"]);
+  });
+
+  it("Applications outside the selector, or paused ones, are not enqueued by their own events", async () => {
+    const f = new Fixture();
+    f.labelSelector = "team=a";
+    const outside = newApp("b", 1);
+    const inside = newApp("a", 1);
+    inside.metadata!.labels = { team: "a" };
+    const paused = newApp("p", 1);
+    paused.metadata!.labels = { team: "a" };
+    paused.metadata!.annotations = { [PAUSED_ANNOTATION]: "true" };
+    f.apps.push(outside, inside, paused);
+    expect(await reconciled(f)).toEqual(["status a"]);
   });
 });
 
-describe("ApplicationController.run", () => {
+describe("the Application controller running", () => {
   it("retries a status conflict and converges (rate-limited requeue on the fake clock)", async () => {
-    const f = new Fixture();
+    const f = new ControllerFixture({ clock: new FakeClock(NOW) });
     const app = newApp("web", 1);
     app.metadata = { ...app.metadata, resourceVersion: undefined };
-    f.client.seed(applicationsResource, app as unknown as KubeObject);
+    f.seedAPI(applications, app);
     f.client.failNth("update", "applications", 1, StatusError.conflict({ group: "kubeloop.dev", resource: "applications" }, "web", "the object has been modified"));
-    const informers = new SharedInformerFactory(f.client, { clock: f.clock });
-    const c = new ApplicationController({ client: f.client, informers, recorder: f.recorder, clock: f.clock, logger: silentLogger(), registry: new Registry() });
-    const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = c.run(ac.signal, 1);
-    const settle = async (pred: () => boolean) => {
-      for (let i = 0; i < 200 && !pred(); i++) {
-        await new Promise((r) => setImmediate(r));
-        await f.clock.advance(5);
-      }
-    };
-    const statusWrites = () => f.client.writeActions().filter((a) => a.subresource === "status");
-    await settle(() => statusWrites().length >= 2);
-    const stored = await f.client.resource<Application & TypedObject>(applicationsResource, "default").get("web");
+    setupApplicationController(f.manager, { workers: 1 });
+    await f.start();
+    const statusWrites = () => f.writeActions().filter((a) => a.subresource === "status");
+    await f.eventually(() => statusWrites().length >= 2);
+    const stored = await f.client.resource(applications, "default").get("web");
     expect(stored.status?.conditions?.find((x) => x.type === "ReconcileError")?.status).toBe("False");
-    const writes = f.client.writeActions().map(sig);
+    const writes = f.writeActions().map(sig);
     // First attempt: Deployment created, status 409. Retry: the Deployment is in the cache now; status written.
     expect(writes.slice(0, 3)).toEqual(["create deployments web", "update applications/status web", "update applications/status web"]);
     expect(writes.filter((w) => w.startsWith("create deployments"))).toHaveLength(1);
-    ac.abort();
-    await done;
-    await informers.shutdown();
+    await f.stop();
   });
 });

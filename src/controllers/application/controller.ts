@@ -1,53 +1,45 @@
 /**
- * The Application controller, built step by step as Kubernetes' sample-controller:
+ * The Application controller: sample-controller's design on the builder.
  *
- *   informers (Applications, Deployments, Services — one factory)
- *     → event handlers (Applications: their key; children: handleObject → the owner's key)
- *     → rate-limited work queue → N workers → syncHandler(key) → children, then status.
- *
- * syncHandler, for one key:
- *   1. the Application from the lister; NotFound → done (its children go with it through their
- *      OwnerReferences: the garbage collector deletes them, not this controller);
- *   2. not selected by the label selector, or being deleted → done;
- *      annotation kubeloop.dev/paused="true" → only the Paused condition is written → done;
- *   3. the Deployment named spec.deploymentName (default metadata.name): absent → create;
- *      present but controlled by something else → Warning ErrResourceExists, ReconcileError=True
- *      in status, and an error (the queue retries with backoff); ours but an owned field differs
- *      → update (never in steady state: see desired.ts);
- *   4. the same for the Service when spec.service is set;
- *   5. the status computed from the Deployment (status.ts), written through the status
- *      subresource only when it changed;
- *   6. a Normal Synced event, only when the sync created or updated a child — so a steady state
- *      makes zero API writes (events included).
- * Every write carries fieldManager kubeloop-application. Objects from the listers are never
- * modified: writes start from deep copies.
+ *   for(applications)       — filtered: selected by the label selector and not paused (an update
+ *                             that stops matching still passes, so the Paused condition is written)
+ *   owns(deployments)       — a change (new resourceVersion) → the controlling Application
+ *   owns(services)
+ *   reconcile(request):
+ *     1. the Application from the cache; gone → done (its children go with it through their
+ *        owner references: the garbage collector deletes them, not this controller);
+ *     2. outside the label selector, or being deleted → done; annotation
+ *        kubeloop.dev/paused="true" → only the Paused condition is written → done;
+ *     3. the Deployment named spec.deploymentName (default metadata.name): absent → create;
+ *        present but controlled by something else → Warning ErrResourceExists,
+ *        ReconcileError=True in status, and an error (retried with backoff); ours but an owned
+ *        field differs → update (never in steady state: see desired.ts);
+ *     4. the same for the Service when spec.service is set;
+ *     5. the status computed from the Deployment (status.ts), written through the status
+ *        subresource only when it changed;
+ *     6. a Normal Synced event, only when the sync created or updated a child — so a steady
+ *        state makes zero API writes (events included).
+ * Every write carries fieldManager kubeloop-application and the reconcile's signal. Objects from
+ * the cache are never modified: writes start from deep copies.
  */
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ObjectReference, Service } from "kubernetes-types/core/v1.js";
-import type { Registry } from "prom-client";
-import { realClock, type Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import { isNotFound } from "../../apimachinery/errors.js";
 import { everything, parseSelector, type Selector } from "../../apimachinery/labels.js";
-import { ObjectName } from "../../apimachinery/objectname.js";
-import { getControllerOf, isControlledBy } from "../../apimachinery/ownerrefs.js";
-import type { TypedObject } from "../../apimachinery/types.js";
-import type { ResourceClientFactory } from "../../client/interfaces.js";
+import type { ObjectName } from "../../apimachinery/objectname.js";
+import { isControlledBy } from "../../apimachinery/ownerrefs.js";
 import { builtin } from "../../client/typed.js";
-import { EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, type EventRecorder } from "../../events/broadcaster.js";
+import { EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING } from "../../events/broadcaster.js";
 import { goSprintf } from "../../events/format.js";
-import type { SharedInformerFactory } from "../../informers/factory.js";
-import { FilteringResourceEventHandler } from "../../informers/handlers.js";
-import type { Lister } from "../../informers/lister.js";
-import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
-import { DeletedFinalStateUnknown } from "../../informers/store.js";
-import { Controller } from "../../runtime/controller.js";
-import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import type { Controller } from "../../runtime/controller.js";
+import type { Manager } from "../../runtime/manager.js";
+import { resourceVersionChanged, type Predicate } from "../../runtime/predicate.js";
+import type { ReconcileContext } from "../../runtime/reconcile.js";
 import { deploymentDiff, deploymentNameOf, mergeDeployment, mergeService, newDeployment, newService, serviceDiff } from "./desired.js";
 import { computeStatus, statusEqual, type Observation } from "./status.js";
 import {
   APPLICATION_API_VERSION,
-  APPLICATION_GROUP,
+  CONTROLLER_NAME,
   FIELD_MANAGER,
   MESSAGE_RESOURCE_EXISTS,
   MESSAGE_RESOURCE_SYNCED,
@@ -55,24 +47,17 @@ import {
   REASON_RECONCILE_FAILED,
   REASON_RESOURCE_EXISTS,
   REASON_SYNCED,
-  applicationsResource,
+  applications,
   type Application,
 } from "./types.js";
 
 export const DEFAULT_APPLICATION_WORKERS = 2;
 
 export interface ApplicationControllerOptions {
-  client: ResourceClientFactory;
-  /** One factory for Applications, Deployments and Services; the caller starts it. */
-  informers: SharedInformerFactory;
-  /** Where Synced and ErrResourceExists events go. */
-  recorder: EventRecorder;
-  clock?: Clock;
-  logger?: Logger;
   /** Only Applications whose labels match (a label selector string, e.g. "team=a"); default all. */
   labelSelector?: string;
-  /** Where the work queue and reconcile metrics go (default: prom-client's global registry). */
-  registry?: Registry;
+  /** Workers (default 2, as sample-controller). */
+  workers?: number;
 }
 
 /** A child of the Application's name exists and belongs to someone else. */
@@ -91,263 +76,124 @@ export function isPausedByAnnotation(app: Application): boolean {
   return app.metadata?.annotations?.[PAUSED_ANNOTATION] === "true";
 }
 
-function keyOf(obj: TypedObject): string {
-  const ns = obj.metadata?.namespace;
-  return ns ? `${ns}/${obj.metadata?.name ?? ""}` : (obj.metadata?.name ?? "");
-}
-
-function groupOf(apiVersion: string | undefined): string {
-  const i = (apiVersion ?? "").indexOf("/");
-  return i < 0 ? "" : (apiVersion ?? "").slice(0, i);
-}
-
-/** What one sync wrote, for the Synced event and for tests. */
-export interface SyncOutcome {
+/** What one reconcile wrote, for the Synced event. */
+interface Writes {
   wrote: string[];
 }
 
-export class ApplicationController {
-  readonly controller: Controller;
-  readonly applicationInformer: SharedIndexInformer<Application>;
-  readonly deploymentInformer: SharedIndexInformer<Deployment>;
-  readonly serviceInformer: SharedIndexInformer<Service>;
-  readonly selector: Selector;
+/** Builds the Application controller on `mgr` (named "application"). */
+export function setupApplicationController(mgr: Manager, opts: ApplicationControllerOptions = {}): Controller {
+  const selector = opts.labelSelector ? parseSelector(opts.labelSelector) : everything();
+  const wanted = (app: Application) => selector.matches(app.metadata?.labels ?? {}) && !isPausedByAnnotation(app);
+  const selected: Predicate<Application> = {
+    create: (e) => wanted(e.object),
+    update: (e) => wanted(e.objectOld) || wanted(e.objectNew),
+    delete: (e) => wanted(e.object),
+  };
+  return mgr
+    .controller("application")
+    .for(applications, { predicates: [selected] })
+    .owns(builtin.deployments, { predicates: [resourceVersionChanged] })
+    .owns(builtin.services, { predicates: [resourceVersionChanged] })
+    .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_APPLICATION_WORKERS, eventSource: CONTROLLER_NAME })
+    .reconcile((req, ctx) => reconcileApplication(req, ctx, selector));
+}
 
-  private readonly client: ResourceClientFactory;
-  private readonly recorder: EventRecorder;
-  private readonly clock: Clock;
-  private readonly log: Logger;
-  private readonly appLister: Lister<Application>;
-  private readonly deploymentLister: Lister<Deployment>;
-  private readonly serviceLister: Lister<Service>;
-
-  constructor(opts: ApplicationControllerOptions) {
-    this.client = opts.client;
-    this.recorder = opts.recorder;
-    this.clock = opts.clock ?? realClock;
-    const base = opts.logger ?? defaultLogger();
-    this.log = base.child({ controller: "application" });
-    this.selector = opts.labelSelector ? parseSelector(opts.labelSelector) : everything();
-
-    this.applicationInformer = opts.informers.forResource<Application & TypedObject>(applicationsResource);
-    this.deploymentInformer = opts.informers.forResource<Deployment>(builtin.deployments);
-    this.serviceInformer = opts.informers.forResource<Service>(builtin.services);
-    this.appLister = this.applicationInformer.lister();
-    this.deploymentLister = this.deploymentInformer.lister();
-    this.serviceLister = this.serviceInformer.lister();
-
-    this.controller = new Controller({
-      name: "application",
-      reconcile: (key) => this.syncHandler(key).then(() => undefined),
-      caches: [this.applicationInformer, this.deploymentInformer, this.serviceInformer],
-      clock: this.clock,
-      logger: base, // the Controller adds controller=application itself
-      registry: opts.registry,
-    });
-
-    // Applications: every add, update and (filtered-out or real) delete enqueues the key. An
-    // update that pauses an Application, or moves it out of the selector, arrives from the
-    // filter as a delete; the sync then records the Paused condition (or does nothing).
-    this.applicationInformer.addEventHandler(
-      new FilteringResourceEventHandler<Application>((obj) => this.wanted(obj instanceof DeletedFinalStateUnknown ? obj.obj : obj), {
-        onAdd: (app) => this.enqueueApplication(app),
-        onUpdate: (_old, cur) => this.enqueueApplication(cur),
-        onDelete: (obj) => this.enqueueApplication(obj),
-      }),
-    );
-    // Children: follow the controller reference to the owning Application.
-    for (const informer of [this.deploymentInformer, this.serviceInformer] as Array<SharedIndexInformer<TypedObject>>) {
-      informer.addEventHandler({
-        onAdd: (obj) => this.handleObject(obj),
-        onUpdate: (oldObj, newObj) => {
-          // Periodic resyncs deliver the same version: nothing changed.
-          if (oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion) return;
-          this.handleObject(newObj);
-        },
-        onDelete: (obj) => this.handleObject(obj),
-      });
-    }
+/** One reconcile of one Application (the module comment's steps); throws to be retried. */
+export async function reconcileApplication(req: ObjectName, ctx: ReconcileContext, selector: Selector = everything()): Promise<void> {
+  const cached = ctx.cache.get(applications, req);
+  if (!cached) {
+    ctx.log.debug("Application in work queue no longer exists");
+    return;
   }
-
-  /** The work queue of Application keys. */
-  get queue(): Controller["queue"] {
-    return this.controller.queue;
+  if (!selector.matches(cached.metadata?.labels ?? {}) || cached.metadata?.deletionTimestamp) return;
+  const writes: Writes = { wrote: [] };
+  if (isPausedByAnnotation(cached)) {
+    await writeStatus(ctx, cached, { paused: true }, writes);
+    return;
   }
-
-  /** Waits for the three caches, then runs `workers` workers until `signal` aborts. */
-  run(signal: AbortSignal, workers = DEFAULT_APPLICATION_WORKERS): Promise<void> {
-    return this.controller.run(signal, workers);
-  }
-
-  /** Whether the label selector selects the Application and it is not paused by annotation. */
-  wanted(app: Application | undefined): boolean {
-    if (!app) return false;
-    return this.selector.matches(app.metadata?.labels ?? {}) && !isPausedByAnnotation(app);
-  }
-
-  enqueueApplication(obj: Application | DeletedFinalStateUnknown<Application>): void {
-    this.controller.enqueue(obj instanceof DeletedFinalStateUnknown ? obj : (obj as TypedObject));
-  }
-
-  /**
-   * A Deployment or Service changed: find the Application controlling it (the controller
-   * OwnerReference of kind Application, with the UID checked against the cached Application)
-   * and enqueue it. Objects with no such owner are ignored.
-   */
-  handleObject(objOrTombstone: TypedObject | DeletedFinalStateUnknown): void {
-    let obj: TypedObject | undefined;
-    if (objOrTombstone instanceof DeletedFinalStateUnknown) {
-      obj = objOrTombstone.obj;
-      if (!obj) {
-        this.log.error({ key: objOrTombstone.key }, "error decoding object tombstone, invalid type");
-        return;
-      }
-      this.log.debug({ object: keyOf(obj) }, "Recovered deleted object");
-    } else {
-      obj = objOrTombstone;
-    }
-    this.log.trace({ object: keyOf(obj) }, "Processing object");
-    const ref = getControllerOf(obj);
-    if (!ref || ref.kind !== "Application" || groupOf(ref.apiVersion) !== APPLICATION_GROUP) return;
-    let app: Application;
+  const obs: Observation = {};
+  try {
+    obs.deployment = await syncDeployment(ctx, cached, writes);
+    const svcName = await syncService(ctx, cached, writes);
+    if (svcName) obs.serviceName = svcName;
+    else obs.noService = !cached.spec?.service;
+  } catch (err) {
+    const exists = err instanceof ResourceExistsError;
+    const message = err instanceof Error ? err.message : String(err);
+    if (exists) ctx.recorder.event(referenceOf(cached), EVENT_TYPE_WARNING, REASON_RESOURCE_EXISTS, message);
+    obs.error = { reason: exists ? REASON_RESOURCE_EXISTS : REASON_RECONCILE_FAILED, message };
     try {
-      app = this.appLister.namespace(obj.metadata?.namespace ?? "").get(ref.name);
-    } catch {
-      this.log.debug({ object: keyOf(obj), owner: ref.name }, "Ignore orphaned object");
-      return;
+      await writeStatus(ctx, cached, obs, writes);
+    } catch (statusErr) {
+      ctx.log.debug({ err: statusErr }, "could not record the failure in status");
     }
-    if (app.metadata?.uid !== ref.uid) {
-      this.log.debug({ object: keyOf(obj), owner: ref.name }, "Ignore object of an older Application of the same name");
-      return;
-    }
-    if (!this.wanted(app)) return;
-    this.enqueueApplication(app);
+    throw err;
   }
+  await writeStatus(ctx, cached, obs, writes);
+  // Synced marks a change to the children; status-only progress (the Deployment's pods becoming
+  // available) is visible in status and would only add an event write per step.
+  if (writes.wrote.some((w) => w !== "status")) ctx.recorder.event(referenceOf(cached), EVENT_TYPE_NORMAL, REASON_SYNCED, MESSAGE_RESOURCE_SYNCED);
+}
 
-  /**
-   * Reconciles one Application key ("namespace/name"); throws to have the key retried. Public for
-   * fixture tests, as upstream's tests call c.syncHandler directly.
-   */
-  async syncHandler(key: string | ObjectName): Promise<SyncOutcome> {
-    const name = typeof key === "string" ? ObjectName.parse(key) : key;
-    const outcome: SyncOutcome = { wrote: [] };
-    let cached: Application;
-    try {
-      cached = this.appLister.namespace(name.namespace).get(name.name);
-    } catch (err) {
-      if (isNotFound(err)) {
-        this.log.debug({ object: name.toString() }, "Application in work queue no longer exists");
-        return outcome;
-      }
-      throw err;
-    }
-    if (!this.selector.matches(cached.metadata?.labels ?? {})) return outcome;
-    if (cached.metadata?.deletionTimestamp) return outcome;
-    if (isPausedByAnnotation(cached)) {
-      await this.writeStatus(cached, { paused: true }, outcome);
-      return outcome;
-    }
-
-    const obs: Observation = {};
-    try {
-      obs.deployment = await this.syncDeployment(cached, outcome);
-      const svcName = await this.syncService(cached, outcome);
-      if (svcName) obs.serviceName = svcName;
-      else obs.noService = !cached.spec?.service;
-    } catch (err) {
-      const reason = err instanceof ResourceExistsError ? REASON_RESOURCE_EXISTS : REASON_RECONCILE_FAILED;
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof ResourceExistsError) this.recorder.event(this.ref(cached), EVENT_TYPE_WARNING, REASON_RESOURCE_EXISTS, message);
-      obs.error = { reason, message };
-      try {
-        await this.writeStatus(cached, obs, outcome);
-      } catch (statusErr) {
-        this.log.debug({ object: name.toString(), err: statusErr }, "could not record the failure in status");
-      }
-      throw err;
-    }
-    await this.writeStatus(cached, obs, outcome);
-    // Synced marks a change to the children; status-only progress (the Deployment's pods becoming
-    // available) is visible in status and would only add an event write per step.
-    if (outcome.wrote.some((w) => !w.startsWith("update applications/"))) {
-      this.recorder.event(this.ref(cached), EVENT_TYPE_NORMAL, REASON_SYNCED, MESSAGE_RESOURCE_SYNCED);
-    }
-    return outcome;
+async function syncDeployment(ctx: ReconcileContext, app: Application, writes: Writes): Promise<Deployment> {
+  const ns = app.metadata?.namespace ?? "";
+  const name = deploymentNameOf(app);
+  const deployments = ctx.client.resource(builtin.deployments, ns);
+  const live = ctx.cache.get(builtin.deployments, { namespace: ns, name });
+  if (!live) {
+    const created = await deployments.create(newDeployment(app), { fieldManager: FIELD_MANAGER });
+    writes.wrote.push("deployment");
+    ctx.log.info({ deployment: name }, "Created Deployment");
+    return created;
   }
+  if (!isControlledBy(live, app)) throw new ResourceExistsError("Deployment", name);
+  if (live.metadata?.deletionTimestamp) return live; // going away; its delete event brings us back
+  const diff = deploymentDiff(app, live);
+  if (diff.length === 0) return live;
+  const updated = await deployments.update(mergeDeployment(app, live), { fieldManager: FIELD_MANAGER });
+  writes.wrote.push("deployment");
+  ctx.log.info({ deployment: name, fields: diff }, "Updated Deployment");
+  return updated;
+}
 
-  private async syncDeployment(app: Application, outcome: SyncOutcome): Promise<Deployment> {
-    const ns = app.metadata?.namespace ?? "";
-    const deploymentName = deploymentNameOf(app);
-    const deployments = this.client.resource<Deployment>(builtin.deployments, ns);
-    let live: Deployment;
-    try {
-      live = this.deploymentLister.namespace(ns).get(deploymentName);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      const created = await deployments.create(newDeployment(app), { fieldManager: FIELD_MANAGER });
-      outcome.wrote.push(`create deployments/${deploymentName}`);
-      this.log.info({ object: keyOf(app), deployment: deploymentName }, "Created Deployment");
-      return created;
-    }
-    if (!isControlledBy(live, app)) throw new ResourceExistsError("Deployment", deploymentName);
-    if (live.metadata?.deletionTimestamp) return live; // it is going away; its delete event brings us back
-    const diff = deploymentDiff(app, live);
-    if (diff.length === 0) return live;
-    const updated = await deployments.update(mergeDeployment(app, live), { fieldManager: FIELD_MANAGER });
-    outcome.wrote.push(`update deployments/${deploymentName}`);
-    this.log.info({ object: keyOf(app), deployment: deploymentName, fields: diff }, "Updated Deployment");
-    return updated;
+/** The Service's name when the Application has one, else undefined. */
+async function syncService(ctx: ReconcileContext, app: Application, writes: Writes): Promise<string | undefined> {
+  const want = newService(app);
+  if (!want) return undefined;
+  const ns = app.metadata?.namespace ?? "";
+  const name = want.metadata!.name!;
+  const services = ctx.client.resource(builtin.services, ns);
+  const live: Service | undefined = ctx.cache.get(builtin.services, { namespace: ns, name });
+  if (!live) {
+    await services.create(want, { fieldManager: FIELD_MANAGER });
+    writes.wrote.push("service");
+    ctx.log.info({ service: name }, "Created Service");
+    return name;
   }
+  if (!isControlledBy(live, app)) throw new ResourceExistsError("Service", name);
+  if (live.metadata?.deletionTimestamp) return name;
+  const diff = serviceDiff(app, live);
+  if (diff.length === 0) return name;
+  await services.update(mergeService(app, live), { fieldManager: FIELD_MANAGER });
+  writes.wrote.push("service");
+  ctx.log.info({ service: name, fields: diff }, "Updated Service");
+  return name;
+}
 
-  /** The Service's name when the Application has one, else undefined. */
-  private async syncService(app: Application, outcome: SyncOutcome): Promise<string | undefined> {
-    const want = newService(app);
-    if (!want) return undefined;
-    const ns = app.metadata?.namespace ?? "";
-    const svcName = want.metadata!.name!;
-    const services = this.client.resource<Service>(builtin.services, ns);
-    let live: Service;
-    try {
-      live = this.serviceLister.namespace(ns).get(svcName);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await services.create(want, { fieldManager: FIELD_MANAGER });
-      outcome.wrote.push(`create services/${svcName}`);
-      this.log.info({ object: keyOf(app), service: svcName }, "Created Service");
-      return svcName;
-    }
-    if (!isControlledBy(live, app)) throw new ResourceExistsError("Service", svcName);
-    if (live.metadata?.deletionTimestamp) return svcName;
-    const diff = serviceDiff(app, live);
-    if (diff.length === 0) return svcName;
-    await services.update(mergeService(app, live), { fieldManager: FIELD_MANAGER });
-    outcome.wrote.push(`update services/${svcName}`);
-    this.log.info({ object: keyOf(app), service: svcName, fields: diff }, "Updated Service");
-    return svcName;
-  }
+/** Writes the status through the status subresource when it differs from the cached one. */
+async function writeStatus(ctx: ReconcileContext, app: Application, obs: Observation, writes: Writes): Promise<void> {
+  const next = computeStatus(app, obs, ctx.clock.now());
+  if (statusEqual(app.status, next)) return;
+  const copy = deepCopy(app);
+  copy.apiVersion ??= APPLICATION_API_VERSION;
+  copy.kind ??= "Application";
+  copy.status = next;
+  await ctx.client.resource(applications, app.metadata?.namespace ?? "").updateStatus(copy, { fieldManager: FIELD_MANAGER });
+  writes.wrote.push("status");
+}
 
-  /** Writes the status through the status subresource when it differs from the cached one. */
-  private async writeStatus(app: Application, obs: Observation, outcome: SyncOutcome): Promise<void> {
-    const next = computeStatus(app, obs, this.clock.now());
-    if (statusEqual(app.status, next)) return;
-    const copy = deepCopy(app);
-    copy.apiVersion ??= APPLICATION_API_VERSION;
-    copy.kind ??= "Application";
-    copy.status = next;
-    await this.client
-      .resource<Application & TypedObject>(applicationsResource, app.metadata?.namespace ?? "")
-      .updateStatus(copy, { fieldManager: FIELD_MANAGER });
-    outcome.wrote.push("update applications/status");
-  }
-
-  private ref(app: Application): ObjectReference {
-    return {
-      apiVersion: APPLICATION_API_VERSION,
-      kind: "Application",
-      namespace: app.metadata?.namespace,
-      name: app.metadata?.name,
-      uid: app.metadata?.uid,
-      resourceVersion: app.metadata?.resourceVersion,
-    };
-  }
+function referenceOf(app: Application): ObjectReference {
+  const { namespace, name, uid, resourceVersion } = app.metadata ?? {};
+  return { apiVersion: APPLICATION_API_VERSION, kind: "Application", namespace, name, uid, resourceVersion };
 }

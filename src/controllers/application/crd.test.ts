@@ -3,7 +3,6 @@ import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
 import { FakeClient } from "../../testing/fakeclient.js";
 import { applicationCRDPath, CRDNotEstablishedError, installApplicationCRD, loadApplicationCRD } from "./crd.js";
@@ -63,9 +62,9 @@ describe("the Application CRD", () => {
   it("makes no write when the installed CRD already matches, and updates it when it differs", async () => {
     const clock = new FakeClock();
     const client = new FakeClient({ clock });
-    const installed = loadApplicationCRD() as unknown as KubeObject;
-    (installed.spec as { conversion?: unknown }).conversion = { strategy: "None" }; // the server's default
-    installed.status = { conditions: [{ type: "Established", status: "True" }] };
+    const installed = loadApplicationCRD();
+    installed.spec.conversion = { strategy: "None" }; // the server's default
+    installed.status = { conditions: [{ type: "Established", status: "True" }] } as CustomResourceDefinition["status"];
     client.seed(crds, installed);
     await installApplicationCRD(client, { clock });
     expect(client.writeActions()).toEqual([]);

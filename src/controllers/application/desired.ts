@@ -20,9 +20,9 @@
  */
 import type { Deployment, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type { Container, ContainerPort, EnvVar, ResourceRequirements, Service, ServicePort } from "kubernetes-types/core/v1.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
-import { parseQuantity } from "../podlifecycle/quantity.js";
 import {
   APPLICATION_GVK,
   CONTAINER_NAME,
@@ -71,23 +71,9 @@ function normalizeEnv(env: readonly EnvVar[] | undefined): EnvVar[] {
   });
 }
 
-function quantityValue(q: string | number): number | string {
-  try {
-    return parseQuantity(q);
-  } catch {
-    return String(q);
-  }
-}
-
-function quantitiesEqual(a: Record<string, string | number> | undefined, b: Record<string, string | number> | undefined): boolean {
-  const ka = Object.keys(a ?? {}).sort();
-  const kb = Object.keys(b ?? {}).sort();
-  if (!semanticEqual(ka, kb)) return false;
-  return ka.every((k) => quantityValue(a![k]) === quantityValue(b![k]));
-}
-
+/** Requests and limits compared as apimachinery's Semantic does: quantities by amount, empty as absent. */
 function resourcesEqual(a: ResourceRequirements | undefined, b: ResourceRequirements | undefined): boolean {
-  return quantitiesEqual(a?.limits, b?.limits) && quantitiesEqual(a?.requests, b?.requests);
+  return semanticEqual({ limits: a?.limits, requests: a?.requests }, { limits: b?.limits, requests: b?.requests });
 }
 
 function isEmptyResources(r: ResourceRequirements | undefined): boolean {

@@ -3,8 +3,8 @@
  * types, the CRD installer and the process entry point the CLI runs.
  */
 export * from "./types.js";
-export { ApplicationController, ResourceExistsError, isPausedByAnnotation, DEFAULT_APPLICATION_WORKERS } from "./controller.js";
-export type { ApplicationControllerOptions, SyncOutcome } from "./controller.js";
+export { setupApplicationController, reconcileApplication, ResourceExistsError, isPausedByAnnotation, DEFAULT_APPLICATION_WORKERS } from "./controller.js";
+export type { ApplicationControllerOptions } from "./controller.js";
 export {
   installApplicationCRD,
   loadApplicationCRD,
@@ -27,7 +27,7 @@ export {
   desiredContainer,
   defaultedStrategy,
 } from "./desired.js";
-export { computeStatus, statusEqual, getCondition, setCondition } from "./status.js";
+export { computeStatus, statusEqual } from "./status.js";
 export type { Observation } from "./status.js";
 export {
   runApplicationController,

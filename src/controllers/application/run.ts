@@ -13,7 +13,8 @@ import { SharedInformerFactory } from "../../informers/factory.js";
 import { dropManagedFields } from "../../informers/sharedinformer.js";
 import { Manager, runUntilSignal, type LeaderElectionOptions } from "../../runtime/manager.js";
 import { createLogger, type Logger } from "../../runtime/logging.js";
-import { ApplicationController, DEFAULT_APPLICATION_WORKERS } from "./controller.js";
+import type { Controller } from "../../runtime/controller.js";
+import { DEFAULT_APPLICATION_WORKERS, setupApplicationController } from "./controller.js";
 import { installApplicationCRD } from "./crd.js";
 import { CONTROLLER_NAME } from "./types.js";
 
@@ -63,7 +64,7 @@ export interface RunApplicationControllerOptions {
 
 export interface ApplicationManager {
   manager: Manager;
-  controller: ApplicationController;
+  controller: Controller;
   client: ResourceClientFactory;
   /** Closes the client when this module created it. */
   close(): Promise<void>;
@@ -71,7 +72,7 @@ export interface ApplicationManager {
 
 /** Builds the manager and the controller from the options, without starting anything. */
 export function createApplicationManager(opts: RunApplicationControllerOptions = {}): ApplicationManager {
-  const logger = opts.logger ?? createLogger({ level: opts.logLevel, name: CONTROLLER_NAME });
+  const logger: Logger = opts.logger ?? createLogger({ level: opts.logLevel, name: CONTROLLER_NAME });
   const workers = opts.workers ?? DEFAULT_APPLICATION_WORKERS;
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers must be a positive integer, got ${workers}`);
   let owned: KubeClient | undefined;
@@ -104,16 +105,7 @@ export function createApplicationManager(opts: RunApplicationControllerOptions =
     logger,
     registry: opts.registry,
   });
-  const controller = new ApplicationController({
-    client,
-    informers,
-    recorder: manager.eventRecorder(CONTROLLER_NAME),
-    clock: opts.clock,
-    logger,
-    labelSelector: opts.labelSelector,
-    registry: manager.registry,
-  });
-  manager.addController(controller.controller, workers);
+  const controller = setupApplicationController(manager, { labelSelector: opts.labelSelector, workers });
   return { manager, controller, client, close: async () => void (await owned?.close()) };
 }
 

@@ -12,7 +12,9 @@
  * `statusEqual` says it changed.
  */
 import type { Deployment, DeploymentCondition } from "kubernetes-types/apps/v1.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { setStatusCondition } from "../../apimachinery/conditions.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import {
   CONDITION_AVAILABLE,
@@ -43,25 +45,6 @@ export interface Observation {
   paused?: boolean;
 }
 
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-export function getCondition(status: ApplicationStatus | undefined, type: string): ApplicationCondition | undefined {
-  return status?.conditions?.find((c) => c.type === type);
-}
-
-/** Sets (or replaces) a condition, keeping lastTransitionTime when the status is unchanged. */
-export function setCondition(conditions: ApplicationCondition[], next: ApplicationCondition): ApplicationCondition[] {
-  const old = conditions.find((c) => c.type === next.type);
-  const c = { ...next };
-  if (old && old.status === c.status && old.lastTransitionTime) c.lastTransitionTime = old.lastTransitionTime;
-  const out = conditions.filter((x) => x.type !== next.type);
-  out.push(c);
-  return out;
-}
-
 function fromDeployment(d: Deployment | undefined, type: string): { status: ConditionStatus; reason: string; message: string } {
   const c: DeploymentCondition | undefined = d?.status?.conditions?.find((x) => x.type === type);
   if (!c) return { status: "Unknown", reason: REASON_AWAITING_DEPLOYMENT, message: "the Deployment has not reported this condition yet" };
@@ -84,16 +67,16 @@ export function computeStatus(app: Application, obs: Observation, now: number): 
   const old = app.status ?? {};
   const status: ApplicationStatus = deepCopy(old);
   const generation = app.metadata?.generation;
-  const ts = rfc3339(now);
   let conditions = [...(status.conditions ?? [])];
-  const cond = (type: string, s: ConditionStatus, reason: string, message: string): ApplicationCondition => {
-    const c: ApplicationCondition = { type, status: s, lastTransitionTime: ts, reason, message };
+  // meta.SetStatusCondition: lastTransitionTime moves (to now) only when a status changes.
+  const set = (type: string, s: ConditionStatus, reason: string, message: string) => {
+    const c: ApplicationCondition = { type, status: s, reason, message };
     if (generation !== undefined) c.observedGeneration = generation;
-    return c;
+    setStatusCondition(conditions, c, now);
   };
 
   if (obs.paused) {
-    conditions = setCondition(conditions, cond(CONDITION_PAUSED, "True", REASON_PAUSED, MESSAGE_PAUSED));
+    set(CONDITION_PAUSED, "True", REASON_PAUSED, MESSAGE_PAUSED);
     status.conditions = sortConditions(conditions);
     return status;
   }
@@ -111,25 +94,21 @@ export function computeStatus(app: Application, obs: Observation, now: number): 
     status.selector = sel.toString();
     for (const type of [CONDITION_AVAILABLE, CONDITION_PROGRESSING]) {
       const c = fromDeployment(d, type);
-      conditions = setCondition(conditions, cond(type, c.status, c.reason, c.message));
+      set(type, c.status, c.reason, c.message);
     }
   } else {
     for (const type of [CONDITION_AVAILABLE, CONDITION_PROGRESSING]) {
       if (!conditions.some((c) => c.type === type)) {
         const c = fromDeployment(undefined, type);
-        conditions = setCondition(conditions, cond(type, c.status, c.reason, c.message));
+        set(type, c.status, c.reason, c.message);
       }
     }
   }
   if (obs.serviceName) status.serviceName = obs.serviceName;
   else if (obs.noService) delete status.serviceName;
 
-  conditions = setCondition(
-    conditions,
-    obs.error
-      ? cond(CONDITION_RECONCILE_ERROR, "True", obs.error.reason, obs.error.message)
-      : cond(CONDITION_RECONCILE_ERROR, "False", REASON_RECONCILED, "the Deployment and Service match the Application"),
-  );
+  if (obs.error) set(CONDITION_RECONCILE_ERROR, "True", obs.error.reason, obs.error.message);
+  else set(CONDITION_RECONCILE_ERROR, "False", REASON_RECONCILED, "the Deployment and Service match the Application");
   status.conditions = sortConditions(conditions);
   return status;
 }

@@ -5,9 +5,10 @@
 import type { DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type { EnvVar, ResourceRequirements } from "kubernetes-types/core/v1.js";
 import type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { Condition } from "../../apimachinery/conditions.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";
+import { defineResource } from "../../apimachinery/resource.js";
 import type { IntOrString } from "../../apimachinery/types.js";
-import type { ResourceDescriptor } from "../../client/interfaces.js";
 
 export const APPLICATION_GROUP = "kubeloop.dev";
 export const APPLICATION_VERSION = "v1alpha1";
@@ -16,14 +17,6 @@ export const APPLICATION_CRD_NAME = "applications.kubeloop.dev";
 
 export const APPLICATION_GVK: GroupVersionKind = Object.freeze({ group: APPLICATION_GROUP, version: APPLICATION_VERSION, kind: "Application" });
 
-/** How clients address Applications. */
-export const applicationsResource: ResourceDescriptor = Object.freeze({
-  group: APPLICATION_GROUP,
-  version: APPLICATION_VERSION,
-  resource: "applications",
-  kind: "Application",
-  namespaced: true,
-});
 
 export interface ApplicationPort {
   name?: string;
@@ -60,13 +53,9 @@ export interface ApplicationSpec {
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 
-export interface ApplicationCondition {
-  type: string;
+/** A metav1.Condition (the CRD's schema), so apimachinery's condition helpers apply. */
+export interface ApplicationCondition extends Condition {
   status: ConditionStatus;
-  observedGeneration?: number;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
 }
 
 export interface ApplicationStatus {
@@ -88,6 +77,18 @@ export interface Application {
   spec?: ApplicationSpec;
   status?: ApplicationStatus;
 }
+
+/** How clients, informers and the cache address Applications (typed: ResourceDescriptor<Application>). */
+export const applications = defineResource<Application>({
+  group: APPLICATION_GROUP,
+  version: APPLICATION_VERSION,
+  resource: "applications",
+  kind: "Application",
+  namespaced: true,
+});
+
+/** @deprecated the name before descriptors were typed: use `applications`. */
+export const applicationsResource = applications;
 
 export interface ApplicationList {
   apiVersion?: string;

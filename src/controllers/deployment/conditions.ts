@@ -4,10 +4,10 @@
  */
 import type { DeploymentCondition, DeploymentStatus, ReplicaSetCondition } from "kubernetes-types/apps/v1.js";
 
-/** metav1.Time's wire form of a millisecond timestamp: "2026-01-01T00:00:00Z". */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+import { formatTime as rfc3339 } from "../../apimachinery/time.js";
+
+/** metav1.Time's wire form of a millisecond timestamp (the package's name for formatTime). */
+export { rfc3339 };
 
 /** A condition whose lastUpdateTime and lastTransitionTime are `now` (NewDeploymentCondition). */
 export function newDeploymentCondition(type: string, status: string, reason: string, message: string, now: number): DeploymentCondition {

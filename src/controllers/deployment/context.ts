@@ -5,21 +5,11 @@
  */
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
-import type { KubeObject, WritableObjectMeta } from "../../apimachinery/types.js";
+import type { WritableObjectMeta } from "../../apimachinery/types.js";
 import type { ResourceClient } from "../../client/interfaces.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
 import type { NamespaceLister } from "../../informers/lister.js";
-
-/** The pino-compatible subset of a logger the controller uses. */
-export interface DeploymentLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-/** A logger that drops everything. */
-export const nullLogger: DeploymentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+import type { Logger } from "../../runtime/logging.js";
 
 /** What a sync asks of the work queue (the runtime's ReconcileResult). */
 export interface SyncResult {
@@ -36,7 +26,7 @@ export interface SyncContext {
   rsLister(namespace: string): NamespaceLister<ReplicaSet>;
   recorder: EventRecorder;
   clock: Clock;
-  logger: DeploymentLogger;
+  logger: Logger;
   result: SyncResult;
   /**
    * ReplicaSets written during this sync, by UID, as the API returned them. Later steps of the
@@ -64,11 +54,6 @@ export function withWrites(ctx: SyncContext, rsList: readonly ReplicaSet[]): Rep
   });
   for (const [uid, rs] of ctx.written) if (!seen.has(uid)) out.push(rs);
   return out;
-}
-
-/** A typed object as the event recorder's KubeObject. */
-export function asKube(obj: Deployment | ReplicaSet): KubeObject {
-  return obj as unknown as KubeObject;
 }
 
 /** "ns/name" of an object, for logs and messages. */

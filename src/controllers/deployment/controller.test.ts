@@ -9,6 +9,7 @@ import type { WritableObjectMeta } from "../../apimachinery/types.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { builtin } from "../../client/typed.js";
 import { DeletedFinalStateUnknown } from "../../informers/store.js";
+import { silentLogger } from "../../runtime/logging.js";
 import { DeploymentFixture, generatePodFromRS, newDeployment, newReplicaSet, withRSStatus } from "./fixture.js";
 import {
   computeHash,
@@ -251,7 +252,6 @@ describe("syncDeployment fixtures", () => {
     // Claim sees nothing (not in the list passed), so getNewReplicaSet tries to create.
     const rsList: ReplicaSet[] = [];
     const { getNewReplicaSet } = await import("./sync.js");
-    const { nullLogger } = await import("./context.js");
     const result = await getNewReplicaSet(
       {
         deployments: (ns) => f.client.resource(builtin.deployments, ns),
@@ -259,7 +259,7 @@ describe("syncDeployment fixtures", () => {
         rsLister: (ns) => dc.rsInformer.lister().namespace(ns),
         recorder: f.recorder,
         clock: f.clock,
-        logger: nullLogger,
+        logger: silentLogger(),
         result: {},
         written: new Map(),
       },
@@ -552,15 +552,19 @@ describe("event handlers", () => {
     expect(await keys(dc)).toEqual([]);
   });
 
-  it("Deployment add, update and delete (tombstone too) enqueue it", async () => {
+  it("Deployment add, update and delete (tombstone too) enqueue it (for(deployments))", async () => {
+    const f = new DeploymentFixture();
     const d1 = newDeployment("d1", 1, undefined, undefined, undefined, { foo: "bar" });
-    const dc = setup([d1]);
-    dc.addDeployment(d1);
-    expect(await keys(dc)).toEqual(["default/d1"]);
-    dc.updateDeployment(d1, bumpResourceVersion(d1));
-    expect(await keys(dc)).toEqual(["default/d1"]);
-    dc.deleteDeployment(new DeletedFinalStateUnknown("default/d1", d1));
-    expect(await keys(dc)).toEqual(["default/d1"]);
+    f.objects.push(d1);
+    const { dc } = f.newController();
+    const reconciled: string[] = [];
+    // Count the reconciles through the status writes the sync makes on the running controller.
+    await f.f.start();
+    await f.f.settle();
+    for (const a of f.client.actions()) if (a.verb === "update" && a.resource === "deployments") reconciled.push(a.name ?? "");
+    expect(reconciled.length).toBeGreaterThan(0);
+    expect(dc.queue.len()).toBe(0);
+    await f.f.stop();
   });
 
   describe("pod deletion", () => {

@@ -8,16 +8,21 @@
  *   paused/resumed conditions · paused → scale + cleanup · rollback annotation → rollback ·
  *   scaling event → proportional scale · otherwise Recreate or RollingUpdate, one step.
  *
- * The controller reads through listers and writes through the client; a sync works on a deep copy
- * of the cached Deployment (with the API defaults filled in) and never modifies cached objects.
+ * Composed with the builder: for(deployments), watches(replicaSets) with upstream's add / update /
+ * delete handlers (controller reference, else every Deployment selecting an orphan), and
+ * watches(pods) for deletions only (a Recreate Deployment waits for its last pod). maxRetries 15; a
+ * terminating namespace ends the retries.
+ *
+ * The controller reads through the manager's cache and writes through the reconcile's client (its
+ * calls carry the reconcile's signal); a sync works on a deep copy of the cached Deployment (with
+ * the API defaults filled in) and never modifies cached objects.
  */
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
-import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { deepEqual, semanticEqual } from "../../apimachinery/equality.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import { labelSelectorAsSelector, type Selector } from "../../apimachinery/labels.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
@@ -25,16 +30,17 @@ import { getControllerOf, isControlledBy } from "../../apimachinery/ownerrefs.js
 import type { ResourceClientFactory } from "../../client/interfaces.js";
 import { builtin } from "../../client/typed.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
-import type { SharedInformerFactory } from "../../informers/factory.js";
 import { objectFromDeletion } from "../../informers/handlers.js";
 import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { CONTROLLER_UID_INDEX, type DeletedFinalStateUnknown } from "../../informers/store.js";
-import { Controller, type ReconcileResult } from "../../runtime/controller.js";
-import { ControllerRefManager, recheckDeletionTimestamp } from "../../runtime/controllerrefmanager.js";
-import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import type { Controller } from "../../runtime/controller.js";
+import { ControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from "../../runtime/controllerrefmanager.js";
+import type { Logger } from "../../runtime/logging.js";
+import type { Manager } from "../../runtime/manager.js";
+import type { ReconcileContext, ReconcileResult } from "../../runtime/reconcile.js";
 import { DEPLOYMENT_GVK, INVALID_STRATEGY_REASON, RECREATE_STRATEGY, ROLLING_UPDATE_STRATEGY, SELECTING_ALL_REASON } from "./constants.js";
-import { asKube, keyOf, updateDeploymentStatus, type SyncContext } from "./context.js";
+import { keyOf, updateDeploymentStatus, type SyncContext } from "./context.js";
 import { withDeploymentDefaults } from "./defaults.js";
 import { hasNamespaceTerminatingCause, InvalidSelectorError, InvalidStrategyError } from "./errors.js";
 import { rolloutRecreate, type PodMap } from "./recreate.js";
@@ -50,18 +56,12 @@ import { validateRollingUpdate } from "./validation.js";
  */
 export const DEPLOYMENT_MAX_RETRIES = 15;
 
+/** kube-controller-manager's --concurrent-deployment-syncs default. */
+export const DEFAULT_DEPLOYMENT_WORKERS = 5;
+
 export interface DeploymentControllerOptions {
-  client: ResourceClientFactory;
-  /** Shared informers for deployments, replicasets and pods; the caller starts them. */
-  informers: SharedInformerFactory;
-  /** Where ScalingReplicaSet, SelectingAll, rollback and failure events go. */
-  recorder: EventRecorder;
-  clock?: Clock;
-  logger?: Logger;
-  /** Default number of workers for run() (5). */
+  /** Workers (default 5). */
   workers?: number;
-  /** Where the work queue and reconcile metrics go (default: prom-client's global registry). */
-  registry?: Registry;
 }
 
 export class DeploymentController {
@@ -76,49 +76,39 @@ export class DeploymentController {
   private readonly recorder: EventRecorder;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly workers: number;
   private readonly dLister: Lister<Deployment>;
   private readonly rsLister: Lister<ReplicaSet>;
   private readonly podLister: Lister<Pod>;
 
-  constructor(opts: DeploymentControllerOptions) {
-    this.client = opts.client;
-    this.recorder = opts.recorder;
-    this.clock = opts.clock ?? realClock;
-    this.logger = (opts.logger ?? defaultLogger()).child({ controller: "deployment" });
-    this.workers = opts.workers ?? 5;
+  constructor(mgr: Manager, opts: DeploymentControllerOptions = {}) {
+    this.client = mgr.client;
+    this.recorder = mgr.eventRecorder("deployment-controller");
+    this.clock = mgr.clock;
+    this.logger = mgr.logger.child({ controller: "deployment" });
 
-    this.deploymentInformer = opts.informers.forResource<Deployment>(builtin.deployments);
-    this.rsInformer = opts.informers.forResource<ReplicaSet>(builtin.replicaSets);
-    this.podInformer = opts.informers.forResource<Pod>(builtin.pods);
+    this.deploymentInformer = mgr.informers.forResource(builtin.deployments);
+    this.rsInformer = mgr.informers.forResource(builtin.replicaSets);
+    this.podInformer = mgr.informers.forResource(builtin.pods);
     this.dLister = this.deploymentInformer.lister();
     this.rsLister = this.rsInformer.lister();
     this.podLister = this.podInformer.lister();
 
-    this.controller = new Controller({
-      name: "deployment",
-      reconcile: (key) => this.reconcile(key),
-      caches: [this.deploymentInformer, this.rsInformer, this.podInformer],
-      maxRetries: DEPLOYMENT_MAX_RETRIES,
-      clock: this.clock,
-      logger: this.logger,
-      registry: opts.registry,
-    });
+    this.controller = mgr
+      .controller("deployment")
+      .for(builtin.deployments)
+      .watches(builtin.replicaSets, {
+        create: (e) => this.addReplicaSet(e.object),
+        update: (e) => this.updateReplicaSet(e.objectOld, e.objectNew),
+        delete: (e) => this.deleteReplicaSet(e.object),
+      })
+      .watches(builtin.pods, { delete: (e) => this.deletePod(e.object) })
+      .withOptions({
+        maxConcurrentReconciles: opts.workers ?? DEFAULT_DEPLOYMENT_WORKERS,
+        maxRetries: DEPLOYMENT_MAX_RETRIES,
+        eventSource: "deployment-controller",
+      })
+      .reconcile((req, ctx) => this.reconcile(req, ctx));
     this.enqueueDeployment = (d) => this.controller.enqueue(d);
-
-    this.deploymentInformer.addEventHandler({
-      onAdd: (d) => this.addDeployment(d),
-      onUpdate: (oldD, curD) => this.updateDeployment(oldD, curD),
-      onDelete: (obj) => this.deleteDeployment(obj),
-    });
-    this.rsInformer.addEventHandler({
-      onAdd: (rs) => this.addReplicaSet(rs),
-      onUpdate: (oldRS, curRS) => this.updateReplicaSet(oldRS, curRS),
-      onDelete: (obj) => this.deleteReplicaSet(obj),
-    });
-    this.podInformer.addEventHandler({
-      onDelete: (obj) => this.deletePod(obj),
-    });
   }
 
   /** The work queue of Deployment keys. */
@@ -126,33 +116,8 @@ export class DeploymentController {
     return this.controller.queue;
   }
 
-  /** Runs `workers` workers until `signal` aborts, once the three caches have synced. */
-  run(signal: AbortSignal, workers = this.workers): Promise<void> {
-    return this.controller.run(signal, workers);
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Event handlers
-
-  addDeployment(d: Deployment): void {
-    this.logger.debug({ deployment: keyOf(d) }, "Adding deployment");
-    this.enqueueDeployment(d);
-  }
-
-  updateDeployment(oldD: Deployment, curD: Deployment): void {
-    this.logger.debug({ deployment: keyOf(oldD) }, "Updating deployment");
-    this.enqueueDeployment(curD);
-  }
-
-  deleteDeployment(obj: Deployment | DeletedFinalStateUnknown<Deployment>): void {
-    const d = objectFromDeletion(obj);
-    if (!d) {
-      this.logger.error({ obj: String(obj) }, "couldn't get object from tombstone");
-      return;
-    }
-    this.logger.debug({ deployment: keyOf(d) }, "Deleting deployment");
-    this.enqueueDeployment(d);
-  }
 
   /** A new ReplicaSet wakes its controller, or — an orphan — every Deployment that selects it. */
   addReplicaSet(rs: ReplicaSet): void {
@@ -184,7 +149,7 @@ export class DeploymentController {
     if (curRS.metadata?.resourceVersion === oldRS.metadata?.resourceVersion) return;
     const curRef = getControllerOf(curRS);
     const oldRef = getControllerOf(oldRS);
-    const refChanged = !semanticEqual(curRef, oldRef);
+    const refChanged = !deepEqual(curRef, oldRef);
     if (refChanged && oldRef) {
       const d = this.resolveControllerRef(oldRS.metadata?.namespace ?? "", oldRef);
       if (d) this.enqueueDeployment(d);
@@ -264,14 +229,7 @@ export class DeploymentController {
 
   /** The Deployment a controller reference names, if it is in the cache with that UID and kind. */
   resolveControllerRef(namespace: string, ref: OwnerReference): Deployment | undefined {
-    if (ref.kind !== DEPLOYMENT_GVK.kind) return undefined;
-    let d: Deployment;
-    try {
-      d = this.dLister.namespace(namespace).get(ref.name);
-    } catch {
-      return undefined;
-    }
-    return d.metadata?.uid === ref.uid ? d : undefined;
+    return resolveControllerRef(this.dLister, namespace, ref, DEPLOYMENT_GVK.kind);
   }
 
   /** Deployments of the ReplicaSet's namespace whose selector matches it (for orphans). */
@@ -289,13 +247,13 @@ export class DeploymentController {
   // ---------------------------------------------------------------------------------------------
   // Sync
 
-  private async reconcile(key: ObjectName): Promise<ReconcileResult | void> {
+  private async reconcile(key: ObjectName, ctx: ReconcileContext): Promise<ReconcileResult | void> {
     try {
-      return await this.syncDeployment(key);
+      return await this.syncDeployment(key, ctx.client);
     } catch (err) {
-      // A terminating namespace refuses every create: nothing to retry (upstream's handleErr).
+      // A terminating namespace refuses every create: nothing to retry, nothing wrong (upstream's handleErr).
       if (hasNamespaceTerminatingCause(err)) {
-        this.logger.debug({ deployment: key.toString() }, "namespace is terminating; not retrying");
+        ctx.log.debug("namespace is terminating; not retrying");
         return;
       }
       throw err;
@@ -305,20 +263,21 @@ export class DeploymentController {
   /**
    * Syncs one Deployment ("ns/name" or an ObjectName) and tells the work queue whether to come
    * back: `requeueAfterMs` at the progress deadline of a rollout that shows no progress,
-   * `requeue` when that deadline has passed. Throws on failure (the caller retries).
+   * `requeue` when that deadline has passed. Throws on failure (the caller retries). Writes go
+   * through `client` (the reconcile's, bound to its signal; the manager's by default).
    */
-  async syncDeployment(key: string | ObjectName): Promise<ReconcileResult> {
+  async syncDeployment(key: string | ObjectName, client: ResourceClientFactory = this.client): Promise<ReconcileResult> {
     const name = typeof key === "string" ? ObjectName.parse(key) : key;
     const start = this.clock.now();
     this.logger.debug({ deployment: name.toString() }, "Started syncing deployment");
     try {
-      return await this.syncOne(name);
+      return await this.syncOne(name, client);
     } finally {
       this.logger.debug({ deployment: name.toString(), durationMs: this.clock.now() - start }, "Finished syncing deployment");
     }
   }
 
-  private async syncOne(name: ObjectName): Promise<ReconcileResult> {
+  private async syncOne(name: ObjectName, client: ResourceClientFactory): Promise<ReconcileResult> {
     let cached: Deployment;
     try {
       cached = this.dLister.namespace(name.namespace).get(name.name);
@@ -330,10 +289,10 @@ export class DeploymentController {
       throw err;
     }
     const d = withDeploymentDefaults(deepCopy(cached));
-    const ctx = this.newContext();
+    const ctx = this.newContext(client);
 
-    if (d.spec?.selector && semanticEqual(d.spec.selector, {})) {
-      this.recorder.event(asKube(d), "Warning", SELECTING_ALL_REASON, "This deployment is selecting all pods. A non-empty selector is required.");
+    if (d.spec?.selector && deepEqual(d.spec.selector, {})) {
+      this.recorder.event(d, "Warning", SELECTING_ALL_REASON, "This deployment is selecting all pods. A non-empty selector is required.");
       if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) {
         (d.status ??= {}).observedGeneration = d.metadata?.generation;
         try {
@@ -349,12 +308,12 @@ export class DeploymentController {
       validateRollingUpdate(d);
     } catch (err) {
       if (err instanceof InvalidStrategyError) {
-        this.recorder.event(asKube(d), "Warning", INVALID_STRATEGY_REASON, `Invalid rolling update strategy: ${err.field}: ${err.detail}`);
+        this.recorder.event(d, "Warning", INVALID_STRATEGY_REASON, `Invalid rolling update strategy: ${err.field}: ${err.detail}`);
       }
       throw err;
     }
 
-    const rsList = await this.getReplicaSetsForDeployment(d);
+    const rsList = await this.getReplicaSetsForDeployment(d, client);
     const podMap = this.getPodMapForDeployment(d, rsList);
 
     if (d.metadata?.deletionTimestamp) {
@@ -387,10 +346,10 @@ export class DeploymentController {
     throw new Error(`unexpected deployment strategy type: ${type ?? ""}`);
   }
 
-  private newContext(): SyncContext {
+  private newContext(client: ResourceClientFactory): SyncContext {
     return {
-      deployments: (ns) => this.client.resource<Deployment>(builtin.deployments, ns),
-      replicaSets: (ns) => this.client.resource<ReplicaSet>(builtin.replicaSets, ns),
+      deployments: (ns) => client.resource(builtin.deployments, ns),
+      replicaSets: (ns) => client.resource(builtin.replicaSets, ns),
       rsLister: (ns) => this.rsLister.namespace(ns),
       recorder: this.recorder,
       clock: this.clock,
@@ -413,17 +372,17 @@ export class DeploymentController {
    * ones that no longer match (getReplicaSetsForDeployment). Adoption first re-reads the
    * Deployment from the API, so a Deployment deleted meanwhile adopts nothing.
    */
-  async getReplicaSetsForDeployment(d: Deployment): Promise<ReplicaSet[]> {
+  async getReplicaSetsForDeployment(d: Deployment, client: ResourceClientFactory = this.client): Promise<ReplicaSet[]> {
     const ns = d.metadata?.namespace ?? "";
     const rsList = this.rsLister.namespace(ns).list();
     const selector = this.selectorOf(d);
-    const deployments = this.client.resource<Deployment>(builtin.deployments, ns);
+    const deployments = client.resource(builtin.deployments, ns);
     const canAdopt = recheckDeletionTimestamp(() => deployments.get(d.metadata?.name ?? ""), d.metadata?.uid ?? "");
     const cm = new ControllerRefManager<ReplicaSet>({
       owner: d,
       ownerGVK: DEPLOYMENT_GVK,
       selector,
-      client: this.client.resource<ReplicaSet>(builtin.replicaSets, ns),
+      client: client.resource(builtin.replicaSets, ns),
       canAdopt,
     });
     return cm.claim(rsList);

@@ -6,19 +6,17 @@
  */
 import type { Deployment, ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { FakeClock } from "../../apimachinery/clock.js";
+import type { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import type { IntOrString, KubeObject } from "../../apimachinery/types.js";
+import type { IntOrString } from "../../apimachinery/types.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { builtin } from "../../client/typed.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { Lister } from "../../informers/lister.js";
-import { CacheIndexer, metaNamespaceIndexFunc, NAMESPACE_INDEX } from "../../informers/store.js";
+import type { FakeRecorder } from "../../events/broadcaster.js";
 import { silentLogger } from "../../runtime/logging.js";
-import { FakeClient, type Action } from "../../testing/fakeclient.js";
+import type { Action, FakeClient } from "../../testing/fakeclient.js";
+import { ControllerFixture, type ExpectedAction as FixtureExpectedAction } from "../../testing/fixture.js";
 import { DEPLOYMENT_GVK } from "./constants.js";
-import { nullLogger, type SyncContext } from "./context.js";
+import type { SyncContext } from "./context.js";
 import { DeploymentController } from "./controller.js";
 
 let uidCounter = 0;
@@ -108,16 +106,7 @@ export function generatePodFromRS(r: ReplicaSet): Pod {
 }
 
 /** An expected client call: verb, resource, and optionally subresource and name. */
-export interface ExpectedAction {
-  verb: Action["verb"];
-  resource: string;
-  subresource?: string;
-  name?: string;
-}
-
-function describe(a: ExpectedAction | Action): string {
-  return `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ""}${a.name ? ` ${a.name}` : ""}`;
-}
+export type ExpectedAction = Pick<FixtureExpectedAction, "verb" | "resource" | "subresource" | "name">;
 
 /**
  * A copy without metadata.resourceVersion: fixture objects are written unconditionally, as in
@@ -129,10 +118,17 @@ function fixtureCopy<T extends { metadata?: object }>(o: T): T {
   return c;
 }
 
+/**
+ * upstream's newFixture for the Deployment controller, over the one harness (ControllerFixture):
+ * `objects` go into the fake API, `dLister` / `rsLister` / `podLister` into the caches; `run(key)`
+ * reconciles one Deployment and verifies the expected actions (get included, list and watch
+ * filtered out), in order.
+ */
 export class DeploymentFixture {
-  readonly clock = new FakeClock(Date.UTC(2026, 0, 1));
-  readonly client = new FakeClient({ clock: this.clock });
-  readonly recorder = new FakeRecorder();
+  readonly f = new ControllerFixture();
+  readonly clock = this.f.clock;
+  readonly client = this.f.client;
+  readonly recorder = this.f.recorder;
   /** Objects put into the informer caches (listers). */
   dLister: Deployment[] = [];
   rsLister: ReplicaSet[] = [];
@@ -165,40 +161,39 @@ export class DeploymentFixture {
     this.actions.push({ verb: "delete", resource: "replicasets", name: r.metadata?.name });
   }
 
-  /** Seeds the client, builds the controller, fills its caches. */
-  newController(): { dc: DeploymentController; informers: SharedInformerFactory } {
+  /** Seeds the client, builds the controller on the fixture's manager, fills its caches. */
+  newController(): { dc: DeploymentController } {
     for (const o of this.objects) {
-      const kind = o.kind ?? "";
-      const r = kind === "Deployment" ? builtin.deployments : kind === "ReplicaSet" ? builtin.replicaSets : builtin.pods;
-      this.client.seed(r, fixtureCopy(o) as unknown as KubeObject);
+      if (o.kind === "Deployment") this.f.seedAPI(builtin.deployments, fixtureCopy(o as Deployment));
+      else if (o.kind === "ReplicaSet") this.f.seedAPI(builtin.replicaSets, fixtureCopy(o as ReplicaSet));
+      else this.f.seedAPI(builtin.pods, fixtureCopy(o as Pod));
     }
-    const informers = new SharedInformerFactory(this.client, { clock: this.clock });
-    const dc = new DeploymentController({ client: this.client, informers, recorder: this.recorder, clock: this.clock, logger: silentLogger() });
-    for (const d of this.dLister) dc.deploymentInformer.indexer.add(fixtureCopy(d));
-    for (const r of this.rsLister) dc.rsInformer.indexer.add(fixtureCopy(r));
-    for (const p of this.podLister) dc.podInformer.indexer.add(fixtureCopy(p));
-    return { dc, informers };
+    const dc = new DeploymentController(this.f.manager);
+    this.f.seedCache(builtin.deployments, ...this.dLister.map(fixtureCopy));
+    this.f.seedCache(builtin.replicaSets, ...this.rsLister.map(fixtureCopy));
+    this.f.seedCache(builtin.pods, ...this.podLister.map(fixtureCopy));
+    return { dc };
   }
 
   /** The client calls made so far, without list/watch (filterInformerActions). */
   clientActions(): Action[] {
-    return this.client.actions().filter((a) => a.verb !== "list" && a.verb !== "watch");
+    return this.f.actions();
   }
 
-  /** Syncs `key` and checks the actions; returns the controller for further checks. */
+  /** Reconciles `key` and checks the actions; returns the controller for further checks. */
   async run(key: string): Promise<DeploymentController> {
     const { dc } = this.newController();
-    await dc.syncDeployment(key);
+    await this.f.reconcile(dc.controller, key);
     this.checkActions();
     return dc;
   }
 
-  /** Syncs `key`, expecting it to fail, and checks the actions; returns the error. */
+  /** Reconciles `key`, expecting it to fail, and checks the actions; returns the error. */
   async runExpectError(key: string): Promise<unknown> {
     const { dc } = this.newController();
     let error: unknown;
     try {
-      await dc.syncDeployment(key);
+      await this.f.reconcile(dc.controller, key);
     } catch (err) {
       error = err;
     }
@@ -209,34 +204,16 @@ export class DeploymentFixture {
 
   /** Throws unless the client calls match `actions` one for one. */
   checkActions(): void {
-    const got = this.clientActions();
-    const problems: string[] = [];
-    for (let i = 0; i < Math.max(got.length, this.actions.length); i++) {
-      const e = this.actions[i];
-      const a = got[i];
-      if (!e) {
-        problems.push(`unexpected action #${i}: ${describe(a)}`);
-        continue;
-      }
-      if (!a) {
-        problems.push(`missing action #${i}: ${describe(e)}`);
-        continue;
-      }
-      const matches =
-        a.verb === e.verb &&
-        a.resource === e.resource &&
-        (a.subresource ?? "") === (e.subresource ?? "") &&
-        (e.name === undefined || a.name === e.name);
-      if (!matches) problems.push(`action #${i}: expected ${describe(e)}, got ${describe(a)}`);
-    }
-    if (problems.length > 0) throw new Error(problems.join("\n"));
+    for (const a of this.actions) this.f.expect(a);
+    this.actions = [];
+    this.f.verify();
   }
 }
 
 /**
- * A SyncContext over a FakeClient for testing the sync steps directly (as upstream's tests build
- * a bare DeploymentController around a fake clientset). `objects` are seeded into the client and
- * the ReplicaSets among them into the ReplicaSet cache.
+ * A SyncContext over the fixture's fake client for testing the sync steps directly (as upstream's
+ * tests build a bare DeploymentController around a fake clientset). `objects` are seeded into the
+ * client and the ReplicaSets among them into the ReplicaSet cache.
  */
 export function newSyncContext(objects: Array<Deployment | ReplicaSet> = []): {
   ctx: SyncContext;
@@ -244,29 +221,23 @@ export function newSyncContext(objects: Array<Deployment | ReplicaSet> = []): {
   clock: FakeClock;
   recorder: FakeRecorder;
 } {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const client = new FakeClient({ clock });
-  const recorder = new FakeRecorder();
-  const rsIndexer = new CacheIndexer<ReplicaSet>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
+  const f = new ControllerFixture();
   for (const o of objects) {
-    if (o.kind === "Deployment") client.seed(builtin.deployments, deepCopy(o) as unknown as KubeObject);
-    else {
-      client.seed(builtin.replicaSets, deepCopy(o) as unknown as KubeObject);
-      rsIndexer.add(deepCopy(o) as ReplicaSet);
-    }
+    if (o.kind === "Deployment") f.seedAPI(builtin.deployments, o as Deployment);
+    else f.seed(builtin.replicaSets, o as ReplicaSet);
   }
-  const rsLister = new Lister<ReplicaSet>(rsIndexer, builtin.replicaSets);
+  const rsLister = f.informers.forResource(builtin.replicaSets).lister();
   const ctx: SyncContext = {
-    deployments: (ns) => client.resource<Deployment>(builtin.deployments, ns),
-    replicaSets: (ns) => client.resource<ReplicaSet>(builtin.replicaSets, ns),
+    deployments: (ns) => f.client.resource(builtin.deployments, ns),
+    replicaSets: (ns) => f.client.resource(builtin.replicaSets, ns),
     rsLister: (ns) => rsLister.namespace(ns),
-    recorder,
-    clock,
-    logger: nullLogger,
+    recorder: f.recorder,
+    clock: f.clock,
+    logger: silentLogger(),
     result: {},
     written: new Map(),
   };
-  return { ctx, client, clock, recorder };
+  return { ctx, client: f.client, clock: f.clock, recorder: f.recorder };
 }
 
 /** The ReplicaSets sent in update calls, in order. */

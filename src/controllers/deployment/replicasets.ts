@@ -7,7 +7,8 @@
 import type { Deployment, DeploymentSpec, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
+import { selectingOwners } from "../../runtime/controllerrefmanager.js";
 import { DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY, REVISION_ANNOTATION } from "./constants.js";
 
 /** spec.replicas of a ReplicaSet or Deployment; the API server defaults an absent value to 1. */
@@ -107,42 +108,12 @@ export function getAvailableReplicaCountForReplicaSets(list: readonly (ReplicaSe
 }
 
 /**
- * Semantic equality for API data: absent, null, empty maps and empty lists are the same (as
- * apimachinery's Semantic.DeepEqual treats nil and empty maps and slices).
- */
-function apiEqual(a: unknown, b: unknown): boolean {
-  const ea = isEmptyValue(a);
-  const eb = isEmptyValue(b);
-  if (ea || eb) return ea && eb;
-  if (typeof a !== "object" || typeof b !== "object") return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    if (x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!apiEqual(x[i], y[i])) return false;
-    return true;
-  }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  for (const k of Object.keys(x)) if (!apiEqual(x[k], y[k])) return false;
-  for (const k of Object.keys(y)) if (!(k in x) && !isEmptyValue(y[k])) return false;
-  return true;
-}
-
-function isEmptyValue(v: unknown): boolean {
-  if (v === undefined || v === null) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === "object") return Object.values(v as Record<string, unknown>).every(isEmptyValue);
-  return false;
-}
-
-/**
- * Whether two pod templates are equal apart from the pod-template-hash label (EqualIgnoreHash):
+ * Whether two pod templates are equal apart from the pod-template-hash label (EqualIgnoreHash,
+ * by equality.Semantic):
  * the hash would differ across versions, and a Deployment's own template never carries it.
  */
 export function equalIgnoreHash(t1: PodTemplateSpec | undefined, t2: PodTemplateSpec | undefined): boolean {
-  return apiEqual(withoutHashLabel(t1), withoutHashLabel(t2));
+  return semanticEqual(withoutHashLabel(t1), withoutHashLabel(t2));
 }
 
 function withoutHashLabel(t: PodTemplateSpec | undefined): PodTemplateSpec {
@@ -210,19 +181,9 @@ export function setFromReplicaSetTemplate(deployment: Deployment, template: PodT
  * labels.
  */
 export function getDeploymentsForReplicaSet(deployments: readonly Deployment[], rs: ReplicaSet): Deployment[] {
-  const labels = rs.metadata?.labels;
-  if (!labels || Object.keys(labels).length === 0) return [];
-  const out: Deployment[] = [];
-  for (const d of deployments) {
-    if ((d.metadata?.namespace ?? "") !== (rs.metadata?.namespace ?? "")) continue;
-    let sel;
-    try {
-      sel = labelSelectorAsSelector(d.spec?.selector);
-    } catch {
-      continue;
-    }
-    if (sel.empty() || !sel.matches(labels)) continue;
-    out.push(d);
-  }
-  return out;
+  const ns = rs.metadata?.namespace ?? "";
+  return selectingOwners(
+    deployments.filter((d) => (d.metadata?.namespace ?? "") === ns),
+    rs.metadata?.labels,
+  );
 }

@@ -8,7 +8,7 @@
 import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import { setDeploymentAnnotationsTo, lastRevision, revision } from "./annotations.js";
 import { DEPRECATED_ROLLBACK_TO_ANNOTATION, ROLLBACK_DONE, ROLLBACK_REVISION_NOT_FOUND, ROLLBACK_TEMPLATE_UNCHANGED } from "./constants.js";
-import { adoptResourceVersion, asKube, keyOf, type SyncContext } from "./context.js";
+import { adoptResourceVersion, keyOf, type SyncContext } from "./context.js";
 import { equalIgnoreHash, setFromReplicaSetTemplate } from "./replicasets.js";
 import { getAllReplicaSetsAndSyncRevision } from "./sync.js";
 
@@ -41,7 +41,7 @@ export async function rollback(ctx: SyncContext, d: Deployment, rsList: readonly
   if (target === 0) {
     target = lastRevision(allRSs);
     if (target === 0) {
-      ctx.recorder.event(asKube(d), "Warning", ROLLBACK_REVISION_NOT_FOUND, "Unable to find last revision.");
+      ctx.recorder.event(d, "Warning", ROLLBACK_REVISION_NOT_FOUND, "Unable to find last revision.");
       await updateDeploymentAndClearRollbackTo(ctx, d);
       return;
     }
@@ -59,12 +59,12 @@ export async function rollback(ctx: SyncContext, d: Deployment, rsList: readonly
       ctx.logger.debug({ replicaSet: keyOf(rs), revision: v }, "Found replica set with desired revision");
       const performed = await rollbackToTemplate(ctx, d, rs);
       if (performed) {
-        ctx.recorder.event(asKube(d), "Normal", ROLLBACK_DONE, `Rolled back deployment "${d.metadata?.name ?? ""}" to revision ${target}`);
+        ctx.recorder.event(d, "Normal", ROLLBACK_DONE, `Rolled back deployment "${d.metadata?.name ?? ""}" to revision ${target}`);
       }
       return;
     }
   }
-  ctx.recorder.event(asKube(d), "Warning", ROLLBACK_REVISION_NOT_FOUND, "Unable to find the revision to rollback to.");
+  ctx.recorder.event(d, "Warning", ROLLBACK_REVISION_NOT_FOUND, "Unable to find the revision to rollback to.");
   await updateDeploymentAndClearRollbackTo(ctx, d);
 }
 
@@ -83,7 +83,7 @@ export async function rollbackToTemplate(ctx: SyncContext, d: Deployment, rs: Re
     performed = true;
   } else {
     ctx.recorder.event(
-      asKube(d),
+      d,
       "Warning",
       ROLLBACK_TEMPLATE_UNCHANGED,
       `The rollback revision contains the same template as current deployment "${d.metadata?.name ?? ""}"`,

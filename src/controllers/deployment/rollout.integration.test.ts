@@ -9,13 +9,12 @@
  */
 import type { Deployment, DeploymentStrategy, ReplicaSet } from "kubernetes-types/apps/v1.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { FakeClock } from "../../apimachinery/clock.js";
+import type { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { builtin } from "../../client/typed.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { silentLogger } from "../../runtime/logging.js";
-import { FakeClient } from "../../testing/fakeclient.js";
+import type { FakeRecorder } from "../../events/broadcaster.js";
+import type { FakeClient } from "../../testing/fakeclient.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { DeploymentController } from "./controller.js";
 import {
   getDeploymentCondition,
@@ -60,25 +59,16 @@ function withRealStatusSubresource(client: FakeClient): void {
 }
 
 async function start(): Promise<Harness> {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const client = new FakeClient({ clock });
-  withRealStatusSubresource(client);
-  const recorder = new FakeRecorder();
-  const informers = new SharedInformerFactory(client, { clock });
-  const dc = new DeploymentController({ client, informers, recorder, clock, logger: silentLogger() });
-  const ac = new AbortController();
-  informers.start(ac.signal);
-  const done = dc.run(ac.signal, 2);
+  const f = new ControllerFixture();
+  withRealStatusSubresource(f.client);
+  const dc = new DeploymentController(f.manager, { workers: 2 });
+  await f.start();
   const h: Harness = {
-    clock,
-    client,
-    recorder,
+    clock: f.clock,
+    client: f.client,
+    recorder: f.recorder,
     dc,
-    stop: async () => {
-      ac.abort();
-      await done;
-      await informers.shutdown();
-    },
+    stop: () => f.stop(),
   };
   running.push(h);
   return h;

@@ -7,7 +7,7 @@
  * at zero. Comparisons treat an absent counter as zero.
  */
 import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import { semanticEqual } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { newDeploymentCondition, setDeploymentCondition } from "./conditions.js";
 import { DEPLOYMENT_AVAILABLE, MINIMUM_REPLICAS_AVAILABLE, MINIMUM_REPLICAS_UNAVAILABLE } from "./constants.js";
 import {

@@ -29,7 +29,7 @@ import {
   SCALING_REPLICA_SET_REASON,
   TIMED_OUT_REASON,
 } from "./constants.js";
-import { asKube, keyOf, recordWrite, updateDeploymentStatus, withWrites, type SyncContext } from "./context.js";
+import { keyOf, recordWrite, updateDeploymentStatus, withWrites, type SyncContext } from "./context.js";
 import { computeHash } from "./hash.js";
 import {
   compareByCreationTimestamp,
@@ -211,13 +211,13 @@ export async function getNewReplicaSet(
           // the create error is the bigger issue to report
         }
       }
-      ctx.recorder.event(asKube(d), "Warning", FAILED_RS_CREATE_REASON, msg);
+      ctx.recorder.event(d, "Warning", FAILED_RS_CREATE_REASON, msg);
       throw err;
     }
   }
 
   if (!alreadyExists && newReplicasCount > 0) {
-    ctx.recorder.eventf(asKube(d), "Normal", SCALING_REPLICA_SET_REASON, "Scaled up replica set %s to %d", createdRS.metadata?.name ?? "", newReplicasCount);
+    ctx.recorder.eventf(d, "Normal", SCALING_REPLICA_SET_REASON, "Scaled up replica set %s to %d", createdRS.metadata?.name ?? "", newReplicasCount);
   }
   let needsUpdate = setDeploymentRevision(d, newRevision);
   if (!alreadyExists && hasProgressDeadline(d)) {
@@ -327,7 +327,7 @@ export async function scaleReplicaSet(
   const updated = recordWrite(ctx, await ctx.replicaSets(rsCopy.metadata?.namespace ?? ns(deployment)).update(rsCopy));
   if (sizeNeedsUpdate) {
     ctx.recorder.eventf(
-      asKube(deployment),
+      deployment,
       "Normal",
       SCALING_REPLICA_SET_REASON,
       "Scaled %s replica set %s to %d from %d",

@@ -8,26 +8,24 @@
  * Writes only when the subsets or labels differ from what is stored (compared semantically), so
  * a steady state makes no writes.
  *
- * Keys: one per Service ("ns/name"), queued on Service events, on Pod events for every Service
- * whose selector matches the pod (before and after a label change), on Endpoints deletion, and at
- * start for every existing Endpoints (to clean up those whose Service went away meanwhile).
+ * Composed with the builder — requests: one per Service ("ns/name"):
+ *   for(services); watches(pods) → every Service whose selector matches the pod (before and after a
+ *   label change, when podEndpointsChanged says it matters); watches(endpoints) → on deletion, and
+ *   for every Endpoints of the initial list (upstream's checkLeftoverEndpoints: those whose Service
+ *   went away meanwhile are cleaned up), leader-election records excepted. maxRetries 15.
  */
 import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
-import type { Registry } from "prom-client";
-import type { Clock } from "../../apimachinery/clock.js";
-import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { isForbidden, isNotFound, StatusError } from "../../apimachinery/errors.js";
 import { selectorFromValidatedSet } from "../../apimachinery/labels.js";
-import type { ObjectName } from "../../apimachinery/objectname.js";
+import { ObjectName } from "../../apimachinery/objectname.js";
 import { builtin } from "../../client/typed.js";
 import type { ResourceClientFactory } from "../../client/interfaces.js";
-import type { SharedInformerFactory } from "../../informers/factory.js";
-import { objectFromDeletion } from "../../informers/handlers.js";
-import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
-import { Controller } from "../../runtime/controller.js";
-import type { Logger } from "../../runtime/logging.js";
-import { silentLogger } from "../../runtime/logging.js";
+import type { Lister } from "../../informers/lister.js";
+import type { Controller } from "../../runtime/controller.js";
+import type { RequestQueue } from "../../runtime/handler.js";
+import type { Manager } from "../../runtime/manager.js";
 import {
   computeSubsets,
   HEADLESS_SERVICE_LABEL,
@@ -44,11 +42,8 @@ export const DEFAULT_ENDPOINTS_WORKERS = 5;
 export const ENDPOINTS_MAX_RETRIES = 15;
 
 export interface EndpointsControllerOptions {
-  client: ResourceClientFactory;
-  informers: SharedInformerFactory;
-  clock?: Clock;
-  logger?: Logger;
-  registry?: Registry;
+  /** Workers (default 5). */
+  workers?: number;
 }
 
 function podIPs(pod: Pod): string[] {
@@ -83,43 +78,33 @@ function labelsFor(svc: Service): Record<string, string> {
 export class EndpointsController {
   readonly controller: Controller;
   private readonly client: ResourceClientFactory;
-  private readonly informers: SharedInformerFactory;
-  private readonly services: SharedIndexInformer<Service>;
-  private readonly pods: SharedIndexInformer<Pod>;
-  private readonly endpoints: SharedIndexInformer<Endpoints>;
-  private readonly log: Logger;
+  private readonly services: Lister<Service>;
+  private readonly pods: Lister<Pod>;
+  private readonly endpoints: Lister<Endpoints>;
 
-  constructor(opts: EndpointsControllerOptions) {
-    this.client = opts.client;
-    this.informers = opts.informers;
-    this.log = opts.logger ?? silentLogger();
-    this.services = opts.informers.forResource<Service>(builtin.services);
-    this.pods = opts.informers.forResource<Pod>(builtin.pods);
-    this.endpoints = opts.informers.forResource<Endpoints>(builtin.endpoints);
-    this.controller = new Controller({
-      name: ENDPOINTS_CONTROLLER_NAME,
-      reconcile: (key) => this.syncService(key),
-      caches: [this.services, this.pods, this.endpoints],
-      maxRetries: ENDPOINTS_MAX_RETRIES,
-      clock: opts.clock ?? realClock,
-      logger: this.log,
-      registry: opts.registry,
-    });
-    this.services.addEventHandler({
-      onAdd: (s) => this.controller.enqueue(s),
-      onUpdate: (_o, s) => this.controller.enqueue(s),
-      onDelete: (s) => this.controller.enqueue(s),
-    });
-    this.pods.addEventHandler({
-      onAdd: (p) => this.enqueueServicesOf(p),
-      onUpdate: (o, n) => this.onPodUpdate(o, n),
-      onDelete: (p) => {
-        const pod = objectFromDeletion(p);
-        if (pod) this.enqueueServicesOf(pod);
-      },
-    });
-    // A deleted Endpoints of a live Service is recreated.
-    this.endpoints.addEventHandler({ onDelete: (e) => this.controller.enqueue(e) });
+  constructor(mgr: Manager, opts: EndpointsControllerOptions = {}) {
+    this.client = mgr.client;
+    this.services = mgr.informers.forResource(builtin.services).lister();
+    this.pods = mgr.informers.forResource(builtin.pods).lister();
+    this.endpoints = mgr.informers.forResource(builtin.endpoints).lister();
+    this.controller = mgr
+      .controller(ENDPOINTS_CONTROLLER_NAME)
+      .for(builtin.services)
+      .watches(builtin.pods, {
+        create: (e, q) => this.enqueueServicesOf(e.object, q),
+        update: (e, q) => this.onPodUpdate(e.objectOld, e.objectNew, q),
+        delete: (e, q) => this.enqueueServicesOf(e.object, q),
+      })
+      .watches(builtin.endpoints, {
+        // checkLeftoverEndpoints: every Endpoints there at start is looked at once.
+        create: (e, q) => {
+          if (e.isInInitialList && e.object.metadata?.annotations?.[LEADER_ANNOTATION] === undefined) q.add(ObjectName.of(e.object));
+        },
+        // A deleted Endpoints of a live Service is recreated.
+        delete: (e, q) => q.add(ObjectName.of(e.object)),
+      })
+      .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_ENDPOINTS_WORKERS, maxRetries: ENDPOINTS_MAX_RETRIES })
+      .reconcile((req, ctx) => this.syncService(req, ctx.client));
   }
 
   /** The keys of the services in the pod's namespace whose selector matches the pod. */
@@ -127,7 +112,7 @@ export class EndpointsController {
     const ns = pod.metadata?.namespace ?? "";
     const labels = pod.metadata?.labels ?? {};
     const keys: string[] = [];
-    for (const svc of this.services.lister().namespace(ns).list()) {
+    for (const svc of this.services.namespace(ns).list()) {
       const sel = svc.spec?.selector;
       if (sel === undefined || sel === null) continue;
       if (selectorFromValidatedSet(sel).matches(labels)) keys.push(`${ns}/${svc.metadata?.name ?? ""}`);
@@ -135,46 +120,30 @@ export class EndpointsController {
     return keys;
   }
 
-  private enqueueServicesOf(pod: Pod): void {
-    for (const k of this.serviceKeysFor(pod)) this.controller.enqueue(k);
+  private enqueueServicesOf(pod: Pod, q: RequestQueue): void {
+    for (const k of this.serviceKeysFor(pod)) q.add(ObjectName.parse(k));
   }
 
-  private onPodUpdate(oldPod: Pod, newPod: Pod): void {
+  private onPodUpdate(oldPod: Pod, newPod: Pod, q: RequestQueue): void {
     if (oldPod.metadata?.resourceVersion === newPod.metadata?.resourceVersion) return;
     const { changed, labelsChanged } = podEndpointsChanged(oldPod, newPod);
     if (!changed && !labelsChanged) return;
     const keys = new Set(this.serviceKeysFor(newPod));
     if (labelsChanged) for (const k of this.serviceKeysFor(oldPod)) keys.add(k);
-    for (const k of keys) this.controller.enqueue(k);
-  }
-
-  /** Queues every existing Endpoints (except leader-election records) so those without a Service go away. */
-  checkLeftoverEndpoints(): void {
-    for (const ep of this.endpoints.lister().list()) {
-      if (ep.metadata?.annotations?.[LEADER_ANNOTATION] !== undefined) continue;
-      this.controller.enqueue(ep);
-    }
-  }
-
-  /** Starts the informers, waits for them, queues leftover Endpoints, and runs the workers until `signal` aborts. */
-  async run(signal: AbortSignal, workers = DEFAULT_ENDPOINTS_WORKERS): Promise<void> {
-    this.informers.start(signal);
-    const synced = await Promise.all([this.services, this.pods, this.endpoints].map((i) => i.waitForSync(signal)));
-    if (synced.every(Boolean)) this.checkLeftoverEndpoints();
-    await this.controller.run(signal, workers);
+    for (const k of keys) q.add(ObjectName.parse(k));
   }
 
   /** Makes the Endpoints of one Service what its selector and pods say (upstream syncService). */
-  async syncService(key: ObjectName): Promise<void> {
+  async syncService(key: ObjectName, client: ResourceClientFactory = this.client): Promise<void> {
     const { namespace, name } = key;
     let svc: Service;
     try {
-      svc = this.services.lister().namespace(namespace).get(name);
+      svc = this.services.namespace(namespace).get(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       // The Service is gone: so goes its Endpoints.
       try {
-        await this.client.resource<Endpoints>(builtin.endpoints, namespace).delete(name);
+        await client.resource(builtin.endpoints, namespace).delete(name);
       } catch (delErr) {
         if (!isNotFound(delErr)) throw delErr;
       }
@@ -184,13 +153,12 @@ export class EndpointsController {
     // Services without a selector get their endpoints from elsewhere.
     if (selector === undefined || selector === null) return;
 
-    const pods = this.pods.lister().namespace(namespace).list(selectorFromValidatedSet(selector));
-    const { subsets, portErrors } = computeSubsets(svc, pods);
-    if (portErrors > 0) this.log.debug({ service: `${namespace}/${name}`, pods: portErrors }, "Failed to find a matching port on some pods");
+    const pods = this.pods.namespace(namespace).list(selectorFromValidatedSet(selector));
+    const { subsets } = computeSubsets(svc, pods);
 
     let current: Endpoints | undefined;
     try {
-      current = this.endpoints.lister().namespace(namespace).get(name);
+      current = this.endpoints.namespace(namespace).get(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -219,10 +187,10 @@ export class EndpointsController {
     if (subsets.length > 0) written.subsets = subsets;
     else delete written.subsets;
 
-    const client = this.client.resource<Endpoints>(builtin.endpoints, namespace);
+    const endpoints = client.resource(builtin.endpoints, namespace);
     try {
-      if (current) await client.update(written);
-      else await client.create(written);
+      if (current) await endpoints.update(written);
+      else await endpoints.create(written);
     } catch (err) {
       // A namespace being deleted refuses creations; nothing to retry.
       if (!current && isForbidden(err) && isNamespaceTerminating(err)) return;

@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ContainerPort, Endpoints, Pod, Service, ServicePort } from "kubernetes-types/core/v1.js";
-import { Registry } from "prom-client";
-import { FakeClock, flushMicrotasks } from "../../apimachinery/clock.js";
+import type { FakeClock } from "../../apimachinery/clock.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { FakeClient } from "../../testing/fakeclient.js";
+import type { FakeClient } from "../../testing/fakeclient.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { EndpointsController, podEndpointsChanged } from "./controller.js";
 import { computeSubsets, findPort, repackSubsets } from "./subsets.js";
 
@@ -65,32 +63,20 @@ function svc(name: string, o: { ns?: string; selector?: Record<string, string> |
 const addr = (p: string, ip: string, node = "node-1") => ({ ip, nodeName: node, targetRef: { kind: "Pod", namespace: "default", name: p, uid: `uid-${p}` } });
 
 interface Env {
+  f: ControllerFixture;
   clock: FakeClock;
   client: FakeClient;
   ec: EndpointsController;
-  ac: AbortController;
 }
 
-const envs: Env[] = [];
-afterEach(() => {
-  for (const e of envs.splice(0)) e.ac.abort();
-});
-
+/** A fixture over the seeded objects (API and caches), the controller built on its manager. */
 async function setup(objects: { services?: Service[]; pods?: Pod[]; endpoints?: Endpoints[] }): Promise<Env> {
-  const clock = new FakeClock();
-  const client = new FakeClient({ clock });
-  for (const s of objects.services ?? []) client.seed(builtin.services, s as KubeObject);
-  for (const p of objects.pods ?? []) client.seed(builtin.pods, p as KubeObject);
-  for (const e of objects.endpoints ?? []) client.seed(builtin.endpoints, e as KubeObject);
-  const informers = new SharedInformerFactory(client, { clock });
-  const ec = new EndpointsController({ client, informers, clock, registry: new Registry() });
-  const ac = new AbortController();
-  informers.start(ac.signal);
-  await informers.waitForCacheSync(ac.signal);
-  client.clearActions();
-  const env = { clock, client, ec, ac };
-  envs.push(env);
-  return env;
+  const f = new ControllerFixture();
+  const ec = new EndpointsController(f.manager);
+  f.seed(builtin.services, ...(objects.services ?? []));
+  f.seed(builtin.pods, ...(objects.pods ?? []));
+  f.seed(builtin.endpoints, ...(objects.endpoints ?? []));
+  return { f, clock: f.clock, client: f.client, ec };
 }
 
 function stored(env: Env, name: string, ns = "default"): Endpoints {
@@ -159,8 +145,8 @@ describe("EndpointsController.syncService", () => {
     const env = await setup({ services: [svc("web")], pods: [pod("a")] });
     await env.ec.syncService(key("web"));
     expect(env.client.writeActions()).toHaveLength(1);
-    // Let the endpoints informer see the created object.
-    for (let i = 0; i < 5; i++) await flushMicrotasks();
+    // The endpoints cache sees the created object, as the informer would.
+    env.f.seedCache(builtin.endpoints, stored(env, "web"));
     env.client.clearActions();
     await env.ec.syncService(key("web"));
     await env.ec.syncService(key("web"));
@@ -218,24 +204,16 @@ describe("EndpointsController.syncService", () => {
   });
 });
 
-describe("EndpointsController.run", () => {
+describe("the Endpoints controller running", () => {
   it("follows services and pods, then settles with no writes", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    client.seed(builtin.services, svc("web") as KubeObject);
-    client.seed(builtin.pods, pod("a", { ip: "10.0.0.1" }) as KubeObject);
-    client.seed(builtin.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "orphan", namespace: "default" } });
-    const informers = new SharedInformerFactory(client, { clock });
-    const ec = new EndpointsController({ client, informers, clock, registry: new Registry() });
-    const ac = new AbortController();
-    const done = ec.run(ac.signal, 2);
-    const until = async (cond: () => boolean) => {
-      for (let i = 0; i < 300; i++) {
-        if (cond()) return;
-        await flushMicrotasks();
-      }
-      throw new Error("timed out");
-    };
+    const f = new ControllerFixture();
+    const client = f.client;
+    f.seedAPI(builtin.services, svc("web"));
+    f.seedAPI(builtin.pods, pod("a", { ip: "10.0.0.1" }));
+    f.seedAPI(builtin.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "orphan", namespace: "default" } });
+    const ec = new EndpointsController(f.manager, { workers: 2 });
+    await f.start();
+    const until = (cond: () => boolean) => f.eventually(cond);
     const ips = () => {
       try {
         const ep = client.tracker.get(builtin.endpoints, "default", "web") as Endpoints;
@@ -248,9 +226,9 @@ describe("EndpointsController.run", () => {
     await until(() => ips() === "10.0.0.1" && orphanGone());
 
     // A new matching pod joins; a relabelled pod leaves.
-    await client.resource(builtin.pods, "default").create(pod("b", { ip: "10.0.0.2" }) as KubeObject);
+    await client.resource(builtin.pods, "default").create(pod("b", { ip: "10.0.0.2" }));
     await until(() => ips() === "10.0.0.1,10.0.0.2");
-    const a = client.tracker.get(builtin.pods, "default", "a");
+    const a = await client.resource(builtin.pods, "default").get("a");
     await client.resource(builtin.pods, "default").update({ ...a, metadata: { ...a.metadata, labels: { app: "other" } } });
     await until(() => ips() === "10.0.0.2");
 
@@ -258,20 +236,19 @@ describe("EndpointsController.run", () => {
     await client.resource(builtin.endpoints, "default").delete("web");
     await until(() => ips() === "10.0.0.2");
 
-    for (let i = 0; i < 30; i++) await flushMicrotasks();
+    await f.settle();
     client.clearActions();
     // Steady state: an irrelevant pod change and an explicit resync of the service write nothing.
-    const b = client.tracker.get(builtin.pods, "default", "b");
+    const b = await client.resource(builtin.pods, "default").get("b");
     await client.resource(builtin.pods, "default").update({ ...b, metadata: { ...b.metadata, annotations: { note: "x" } } });
     ec.controller.enqueue("default/web");
-    for (let i = 0; i < 30; i++) await flushMicrotasks();
+    await f.settle();
     expect(client.writeActions().map((x) => `${x.verb} ${x.resource}`)).toEqual(["update pods"]);
 
     // The service goes: its Endpoints go.
     await client.resource(builtin.services, "default").delete("web");
     await until(() => ips() === "<none>");
-    ac.abort();
-    await done;
+    await f.stop();
   });
 });
 

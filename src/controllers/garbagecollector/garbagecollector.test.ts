@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import { FakeClock, flushMicrotasks } from "../../apimachinery/clock.js";
+import { FakeClock } from "../../apimachinery/clock.js";
+import { metadataOnly } from "../../apimachinery/resource.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { DeleteOptions, ResourceDescriptor } from "../../client/interfaces.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
+import type { FakeRecorder } from "../../events/broadcaster.js";
 import { FakeClient } from "../../testing/fakeclient.js";
 import { resourceKey } from "../../testing/tracker.js";
 import { RateLimitingQueue } from "../../workqueue/ratelimiting.js";
@@ -15,7 +16,8 @@ import { deletableResources, KindMapper, RestMappingError } from "./discovery.js
 import { GarbageCollector, NamespacedOwnerOfClusterScopedObjectError } from "./garbagecollector.js";
 import { GraphNode, referencesDiffs, type UIDToNode } from "./graph.js";
 import { GraphBuilder, type GraphEvent } from "./graphbuilder.js";
-import { silentLogger } from "./logger.js";
+import { silentLogger } from "../../runtime/logging.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { ReferenceCache } from "./referencecache.js";
 
 const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -96,6 +98,7 @@ function mirrorPropagation(client: FakeClient, resources: readonly ResourceDescr
 }
 
 interface Env {
+  f: ControllerFixture;
   clock: FakeClock;
   client: FakeClient;
   gc: GarbageCollector;
@@ -115,53 +118,27 @@ async function start(
   discovered: DiscoveredResourceInfo[] = [...BASE],
   prepare?: (client: FakeClient) => void,
 ): Promise<Env> {
-  const clock = new FakeClock();
-  const client = new FakeClient({ clock });
+  const f = new ControllerFixture({ clock: new FakeClock() });
+  const client = f.client;
   mirrorPropagation(client, [...BASE, widgets]);
   prepare?.(client);
   for (const [r, o] of seed) client.seed(r, o);
-  const recorder = new FakeRecorder();
-  const gc = new GarbageCollector({
-    client,
-    discovery: { serverPreferredResources: async () => discovered.slice() },
-    clock,
-    recorder,
-    workers: 2,
-  });
-  const ac = new AbortController();
-  const done = gc.run(ac.signal, 2);
-  const env: Env = {
-    clock,
-    client,
-    gc,
-    recorder,
-    discovered,
-    stop: async () => {
-      ac.abort();
-      await done;
-    },
-  };
+  const gc = new GarbageCollector(f.manager, { discovery: { serverPreferredResources: async () => discovered.slice() }, workers: 2 });
+  await f.start();
+  const env: Env = { f, clock: f.clock, client, gc, recorder: f.recorder, discovered, stop: () => f.stop() };
   running.push(env);
   await eventually(env, () => gc.isSynced());
   return env;
 }
 
-/** Lets the informers, the graph builder and the workers run (moving the fake clock for retries) until `cond` holds. */
-async function eventually(env: { clock: FakeClock }, cond: () => boolean, what = "condition"): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (cond()) return;
-    await flushMicrotasks();
-    if (i % 10 === 9) await env.clock.advance(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** The fixture's eventually: informers, the graph builder and the workers run while the fake clock moves. */
+function eventually(env: { f: ControllerFixture }, cond: () => boolean, what = "condition"): Promise<boolean> {
+  return env.f.eventually(cond, { what });
 }
 
 /** Runs the loops for a while, to show that nothing (more) happens. */
-async function settle(env: { clock: FakeClock }): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    await flushMicrotasks();
-    if (i % 10 === 9) await env.clock.advance(50);
-  }
+function settle(env: { f: ControllerFixture }): Promise<void> {
+  return env.f.settle();
 }
 
 function exists(env: Env, r: ResourceDescriptor, name: string, ns = "default"): boolean {
@@ -403,17 +380,20 @@ describe("GarbageCollector", () => {
     expect(env.client.writeActions()).toEqual([]);
   });
 
+  it("monitors through metadata-only informers (the cache holds PartialObjectMetadata)", async () => {
+    const env = await start([[configMaps, { ...obj(configMaps, "cm"), data: { big: "x".repeat(100) } } as KubeObject]], [configMaps]);
+    const meta = env.f.informers.existing(metadataOnly(configMaps));
+    expect(meta?.getIndexer().getByKey("default/cm")).toMatchObject({ kind: "PartialObjectMetadata", metadata: { name: "cm" } });
+    expect(meta?.getIndexer().getByKey("default/cm")).not.toHaveProperty("data");
+    expect(env.f.informers.existing(configMaps)).toBeUndefined();
+  });
+
   it("retries a failed delete with rate limiting", async () => {
     const ghost: OwnerReference = { apiVersion: "v1", kind: "ConfigMap", name: "ghost", uid: "uid-ghost" };
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    client.seed(configMaps, obj(configMaps, "dep", { owners: [ghost] }));
-    client.failNth("delete", "configmaps", 1, StatusError.internalError(new Error("boom")));
-    const gc = new GarbageCollector({ client, discovery: { serverPreferredResources: async () => [configMaps] }, clock });
-    const ac = new AbortController();
-    const done = gc.run(ac.signal, 1);
-    const env = { clock };
-    running.push({ clock, client, gc, recorder: new FakeRecorder(), discovered: [], stop: async () => (ac.abort(), await done) });
+    const env = await start([[configMaps, obj(configMaps, "dep", { owners: [ghost] })]], [configMaps], (c) =>
+      c.failNth("delete", "configmaps", 1, StatusError.internalError(new Error("boom"))),
+    );
+    const client = env.client;
     await eventually(env, () => {
       try {
         client.tracker.get(configMaps, "default", "dep");
@@ -472,7 +452,7 @@ describe("GraphBuilder.processEvent (upstream TestProcessEvent)", () => {
         attemptToDelete: q(),
         attemptToOrphan: q(),
         absentOwnerCache: new ReferenceCache(2),
-        logger: silentLogger,
+        logger: silentLogger(),
       });
       for (const e of s.events) {
         gb.processEvent(e);
@@ -490,7 +470,7 @@ describe("GraphBuilder.processEvent (upstream TestProcessEvent)", () => {
       attemptToDelete: del,
       attemptToOrphan: new RateLimitingQueue<GraphNode>(defaultControllerRateLimiter<GraphNode>(clock), { clock }),
       absentOwnerCache: cache,
-      logger: silentLogger,
+      logger: silentLogger(),
     });
     gb.processEvent(event("add", "1", []));
     gb.processEvent(event("add", "2", ["1"]));

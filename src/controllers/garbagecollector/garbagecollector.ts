@@ -12,30 +12,38 @@
  * - attemptToOrphan: an owner deleted with the `orphan` finalizer has its reference removed from
  *   every dependent, then the finalizer removed.
  *
+ * Composed on the manager: the two queues are the queues of two builder-built controllers whose
+ * requests are graph nodes (by reference, as upstream's queues hold node pointers) —
+ * garbage_collector_attempt_to_delete and garbage_collector_attempt_to_orphan, `workers` workers
+ * each — whose workers wait (through a raw source) until the monitors' initial lists are in, or
+ * `initialSyncTimeoutMs` passed; the graph builder and the discovery loop are a runnable of the
+ * same manager. The monitors are metadata-only informers (upstream's GC uses the metadata client):
+ * the collector needs owner references, finalizers and deletion timestamps, never specs. Every API
+ * call of a worker carries its reconcile's signal.
+ *
  * Discovery is re-read every `resyncDiscoveryMs` (upstream: 30 s) so new CRDs are collected too.
  * Namespace deletion: the API server empties a terminating namespace itself (Background deletes);
  * the collector only sees those deletions as informer events (dependents' owners vanish, GETs
  * answer 404) and never recreates or blocks anything, so the two do not fight.
  */
-import { setMaxListeners } from "node:events";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
-import { realClock } from "../../apimachinery/clock.js";
-import { semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepEqual } from "../../apimachinery/equality.js";
 import { isConflict, isNotFound, StatusError } from "../../apimachinery/errors.js";
 import type { TypedObject } from "../../apimachinery/types.js";
 import type { PropagationPolicy, ResourceClientFactory, ResourceDescriptor } from "../../client/interfaces.js";
-import type { EventRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { defaultControllerRateLimiter } from "../../workqueue/ratelimiters.js";
-import { RateLimitingQueue } from "../../workqueue/ratelimiting.js";
-import { deletableResources, discover, DEFAULT_IGNORED_RESOURCES, KindMapper, RestMappingError, type DiscoverySource } from "./discovery.js";
+import type { SharedInformerFactory } from "../../informers/factory.js";
+import type { Controller } from "../../runtime/controller.js";
+import { deleteOwnerRefStrategicMergePatch } from "../../runtime/controllerrefmanager.js";
+import type { Logger } from "../../runtime/logging.js";
+import type { Manager } from "../../runtime/manager.js";
+import type { ReconcileResult } from "../../runtime/reconcile.js";
+import type { RateLimitingQueue } from "../../workqueue/ratelimiting.js";
+import { deletableResources, discover, DEFAULT_IGNORED_RESOURCES, KindMapper, type DiscoverySource } from "./discovery.js";
 import { formatReference, referenceFromOwner, type GraphNode, type ObjectReference } from "./graph.js";
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS, GraphBuilder } from "./graphbuilder.js";
-import { errorText, silentLogger, type Logger } from "./logger.js";
 import {
   deleteOwnerRefJSONMergePatch,
-  deleteOwnerRefStrategicMergePatch,
   finalizersPatch,
   unblockOwnerReferencesJSONMergePatch,
   unblockOwnerReferencesStrategicMergePatch,
@@ -67,19 +75,11 @@ class EnqueuedVirtualDeleteEvent extends Error {
 }
 
 export interface GarbageCollectorOptions {
-  /** A KubeClient, DynamicClient or FakeClient. */
-  client: ResourceClientFactory;
   /** Where the collector learns which resources exist (re-read every resyncDiscoveryMs). */
   discovery: DiscoverySource;
-  /** Shared informers to monitor through; a private factory over `client` when absent. */
-  informers?: SharedInformerFactory;
-  clock?: Clock;
-  logger?: Logger;
-  /** Receives the OwnerRefInvalidNamespace warnings. */
-  recorder?: EventRecorder;
   resyncDiscoveryMs?: number;
   initialSyncTimeoutMs?: number;
-  /** Default worker count for run(). */
+  /** Workers on each of the two queues (default 20, --concurrent-gc-syncs). */
   workers?: number;
   /** Resources never monitored (default: core and events.k8s.io events). */
   ignoredResources?: readonly { group: string; resource: string }[];
@@ -96,6 +96,9 @@ interface Classified {
 export class GarbageCollector {
   readonly attemptToDelete: RateLimitingQueue<GraphNode>;
   readonly attemptToOrphan: RateLimitingQueue<GraphNode>;
+  /** The controllers working the two queues. */
+  readonly deleteController: Controller<GraphNode>;
+  readonly orphanController: Controller<GraphNode>;
   readonly absentOwnerCache = new ReferenceCache();
   readonly graphBuilder: GraphBuilder;
   private readonly client: ResourceClientFactory;
@@ -105,34 +108,56 @@ export class GarbageCollector {
   private readonly log: Logger;
   private readonly resyncMs: number;
   private readonly initialSyncTimeoutMs: number;
-  private readonly defaultWorkers: number;
   private readonly ignored: readonly { group: string; resource: string }[];
   private mapper = new KindMapper();
   /** The deletable resources of the last discovery that changed the monitor set. */
   private monitoredKeys = new Map<string, ResourceDescriptor>();
+  /** Resolves once the monitors' initial lists are in (or the initial sync timed out): the workers start then. */
+  private readonly initialSync: { done: boolean; promise: Promise<void>; resolve: () => void };
 
-  constructor(opts: GarbageCollectorOptions) {
-    this.client = opts.client;
+  constructor(mgr: Manager, opts: GarbageCollectorOptions) {
+    this.client = mgr.client;
     this.discoverySource = opts.discovery;
-    this.clock = opts.clock ?? realClock;
-    this.log = opts.logger ?? silentLogger;
-    this.informers = opts.informers ?? new SharedInformerFactory(opts.client, { clock: this.clock });
+    this.clock = mgr.clock;
+    this.log = mgr.logger.child({ controller: "garbagecollector" });
+    this.informers = mgr.informers;
     this.resyncMs = opts.resyncDiscoveryMs ?? DEFAULT_DISCOVERY_RESYNC_MS;
     this.initialSyncTimeoutMs = opts.initialSyncTimeoutMs ?? DEFAULT_INITIAL_SYNC_TIMEOUT_MS;
-    this.defaultWorkers = opts.workers ?? DEFAULT_GC_WORKERS;
     this.ignored = opts.ignoredResources ?? DEFAULT_IGNORED_RESOURCES;
-    const queue = (name: string) =>
-      new RateLimitingQueue<GraphNode>(defaultControllerRateLimiter<GraphNode>(this.clock), { name, clock: this.clock });
-    this.attemptToDelete = queue("garbage_collector_attempt_to_delete");
-    this.attemptToOrphan = queue("garbage_collector_attempt_to_orphan");
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.initialSync = { done: false, promise, resolve };
+    const initialSync = {
+      start: () => {},
+      hasSynced: () => this.initialSync.done,
+      waitForSync: async (signal?: AbortSignal) => {
+        await Promise.race([this.initialSync.promise, new Promise<void>((r) => signal?.addEventListener("abort", () => r(), { once: true }))]);
+        return this.initialSync.done;
+      },
+    };
+    const queueController = (name: string, work: (n: GraphNode, client: ResourceClientFactory) => Promise<ItemAction>) =>
+      mgr
+        .controller<GraphNode>(name)
+        .watchesRawSource(initialSync)
+        .withOptions({
+          maxConcurrentReconciles: opts.workers ?? DEFAULT_GC_WORKERS,
+          describe: (n) => formatReference(n.identity),
+          eventSource: "garbage-collector-controller",
+        })
+        .reconcile(async (n, ctx): Promise<ReconcileResult> => ((await work(n, ctx.client)) === "requeue" ? { requeue: true } : {}));
+    this.deleteController = queueController("garbage_collector_attempt_to_delete", (n, c) => this.attemptToDeleteWorker(n, c));
+    this.orphanController = queueController("garbage_collector_attempt_to_orphan", (n, c) => this.attemptToOrphanWorker(n, c));
+    this.attemptToDelete = this.deleteController.queue;
+    this.attemptToOrphan = this.orphanController.queue;
     this.graphBuilder = new GraphBuilder({
       informers: this.informers,
       attemptToDelete: this.attemptToDelete,
       attemptToOrphan: this.attemptToOrphan,
       absentOwnerCache: this.absentOwnerCache,
       logger: this.log,
-      recorder: opts.recorder,
+      recorder: mgr.eventRecorder("garbage-collector-controller"),
     });
+    mgr.add({ name: "garbage-collector-graph-builder", run: (signal) => this.runGraph(signal) });
   }
 
   /** The nodes of the dependency graph (for tests and debugging). */
@@ -164,13 +189,13 @@ export class GarbageCollector {
     try {
       result = await discover(this.discoverySource, signal);
     } catch (err) {
-      this.log.warn({ err: errorText(err) }, "failed to discover preferred resources");
+      this.log.warn({ err }, "failed to discover preferred resources");
       return false;
     }
     if (result.failedGroupVersions.length > 0) this.log.info({ groups: result.failedGroupVersions }, "failed to discover some groups");
     const next = deletableResources(result.preferred, this.ignored);
     if (next.size === 0) {
-      this.log.debug({}, "no resources reported by discovery, skipping garbage collector sync");
+      this.log.debug("no resources reported by discovery, skipping garbage collector sync");
       return false;
     }
     for (const [key, r] of this.monitoredKeys) {
@@ -189,46 +214,24 @@ export class GarbageCollector {
   }
 
   /**
-   * Runs the graph builder, re-reads discovery periodically, and runs `workers` workers on each
-   * queue until `signal` aborts; resolves once everything has stopped.
+   * Runs the graph builder, reads discovery (then every resyncDiscoveryMs), and lets the workers
+   * of both queues start once the monitors' initial lists are in or initialSyncTimeoutMs passed;
+   * resolves once the signal aborted and everything stopped.
    */
-  async run(outer: AbortSignal, workers = this.defaultWorkers): Promise<void> {
-    this.log.info({ controller: "garbagecollector" }, "Starting controller");
-    // One listener on the caller's signal; the many internal waits listen to our own.
-    const internal = new AbortController();
-    setMaxListeners(0, internal.signal);
-    const forward = () => internal.abort(outer.reason);
-    if (outer.aborted) forward();
-    else outer.addEventListener("abort", forward, { once: true });
-    const signal = internal.signal;
+  private async runGraph(signal: AbortSignal): Promise<void> {
+    this.log.info("Starting controller");
     const builder = this.graphBuilder.run(signal);
-    const onAbort = () => {
-      this.attemptToDelete.shutDown();
-      this.attemptToOrphan.shutDown();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (signal.aborted) onAbort();
-    const tasks: Promise<void>[] = [builder];
     try {
       await this.resyncMonitors(signal);
-      if (await this.waitForInitialSync(signal)) this.log.info({}, "Garbage collector: all resource monitors have synced");
-      else if (!signal.aborted) this.log.info({}, "Garbage collector: not all resource monitors could be synced, proceeding anyways");
-      this.log.info({}, "Proceeding to collect garbage");
-      tasks.push(this.discoveryLoop(signal));
-      for (let i = 0; i < workers; i++) {
-        tasks.push(this.worker(this.attemptToDelete, (n) => this.attemptToDeleteWorker(n), signal));
-        tasks.push(this.worker(this.attemptToOrphan, (n) => this.attemptToOrphanWorker(n), signal));
-      }
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+      if (await this.waitForInitialSync(signal)) this.log.info("Garbage collector: all resource monitors have synced");
+      else if (!signal.aborted) this.log.info("Garbage collector: not all resource monitors could be synced, proceeding anyways");
+      this.log.info("Proceeding to collect garbage");
+      this.initialSync.done = true;
+      this.initialSync.resolve();
+      await this.discoveryLoop(signal);
     } finally {
-      onAbort();
-      signal.removeEventListener("abort", onAbort);
-      outer.removeEventListener("abort", forward);
-      await Promise.all(tasks);
-      this.log.info({ controller: "garbagecollector" }, "Shutting down controller");
+      await builder;
+      this.log.info("Shutting down controller");
     }
   }
 
@@ -255,26 +258,7 @@ export class GarbageCollector {
       try {
         await this.resyncMonitors(signal);
       } catch (err) {
-        this.log.error({ err: errorText(err) }, "failed to sync resource monitors");
-      }
-    }
-  }
-
-  private async worker(queue: RateLimitingQueue<GraphNode>, process: (n: GraphNode) => Promise<ItemAction>, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const r = await queue.get();
-      if (r.shutdown) return;
-      try {
-        if (signal.aborted) continue;
-        const action = await process(r.item);
-        if (action === "forget") queue.forget(r.item);
-        else queue.addRateLimited(r.item);
-      } catch (err) {
-        // process() reports its own errors; this is a last line of defence.
-        this.log.error({ err: errorText(err) }, "garbage collector worker failed");
-        queue.addRateLimited(r.item);
-      } finally {
-        queue.done(r.item);
+        this.log.error({ err }, "failed to sync resource monitors");
       }
     }
   }
@@ -282,7 +266,7 @@ export class GarbageCollector {
   // ---- attemptToDelete ----
 
   /** One attemptToDelete item: forget it or requeue it (upstream attemptToDeleteWorker). */
-  async attemptToDeleteWorker(item: GraphNode): Promise<ItemAction> {
+  async attemptToDeleteWorker(item: GraphNode, client: ResourceClientFactory = this.client): Promise<ItemAction> {
     let n = item;
     if (!n.isObserved()) {
       const fromGraph = this.graphBuilder.uidToNode.read(n.identity.uid);
@@ -301,11 +285,10 @@ export class GarbageCollector {
       n.identity = { ...n.identity, apiVersion: fromGraph.identity.apiVersion, kind: fromGraph.identity.kind };
     }
     try {
-      await this.attemptToDeleteItem(n);
+      await this.attemptToDeleteItem(n, client);
     } catch (err) {
       if (err instanceof EnqueuedVirtualDeleteEvent || err instanceof NamespacedOwnerOfClusterScopedObjectError) return "forget";
-      if (err instanceof RestMappingError) this.log.error({ err: err.message, item: formatReference(n.identity) }, "error syncing item");
-      else this.log.error({ err: errorText(err), item: formatReference(n.identity) }, "error syncing item");
+      this.log.error({ err, item: formatReference(n.identity) }, "error syncing item");
       return "requeue";
     }
     if (!n.isObserved()) {
@@ -321,14 +304,14 @@ export class GarbageCollector {
    * owners if some remain, or drives a foreground deletion it is part of. Throws
    * EnqueuedVirtualDeleteEvent when the object itself turned out not to exist.
    */
-  async attemptToDeleteItem(item: GraphNode): Promise<void> {
+  async attemptToDeleteItem(item: GraphNode, client: ResourceClientFactory = this.client): Promise<void> {
     this.log.debug({ item: formatReference(item.identity), virtual: !item.isObserved() }, "Processing item");
     // Being deleted is a one-way trip: wait for the final deletion, then handle the dependents.
     if (item.beingDeleted && !item.deletingDependents) return;
 
     let latest: TypedObject;
     try {
-      latest = await this.getObject(item.identity);
+      latest = await this.getObject(item.identity, client);
     } catch (err) {
       if (isNotFound(err)) {
         this.graphBuilder.enqueueVirtualDeleteEvent(item.identity);
@@ -342,7 +325,7 @@ export class GarbageCollector {
     }
 
     if (item.deletingDependents) {
-      await this.processDeletingDependentsItem(item);
+      await this.processDeletingDependentsItem(item, client);
       return;
     }
 
@@ -352,7 +335,7 @@ export class GarbageCollector {
       return;
     }
 
-    const { solid, dangling, waitingForDependentsDeletion } = await this.classifyReferences(item, ownerReferences);
+    const { solid, dangling, waitingForDependentsDeletion } = await this.classifyReferences(item, ownerReferences, client);
     this.log.debug(
       { item: formatReference(item.identity), solid: solid.map((r) => r.uid), dangling: dangling.map((r) => r.uid), waiting: waitingForDependentsDeletion.map((r) => r.uid) },
       "classify item's references",
@@ -363,7 +346,7 @@ export class GarbageCollector {
       // References to owners waiting for their dependents go too, or those owners would wait forever.
       const ownerUIDs = [...dangling, ...waitingForDependentsDeletion].map((r) => r.uid);
       this.log.info({ item: formatReference(item.identity), ownerUIDs }, "remove dangling references and waiting references for item");
-      await this.patchWithFallback(item, deleteOwnerRefStrategicMergePatch(item.identity.uid, ownerUIDs), (cur) => deleteOwnerRefJSONMergePatch(cur, ownerUIDs));
+      await this.patchWithFallback(item, deleteOwnerRefStrategicMergePatch(item.identity.uid, ownerUIDs), (cur) => deleteOwnerRefJSONMergePatch(cur, ownerUIDs), client);
       return;
     }
 
@@ -372,13 +355,16 @@ export class GarbageCollector {
         if (!dep.deletingDependents) continue;
         // A possible cycle: make this item's references non-blocking before deleting it in the foreground.
         this.log.info({ item: formatReference(item.identity), dependent: formatReference(dep.identity) }, "unblocking item's owner references to prevent a deletion cycle");
-        await this.patchWithFallback(item, unblockOwnerReferencesStrategicMergePatch(item.identity.uid, item.owners), (cur) =>
-          unblockOwnerReferencesJSONMergePatch(cur, item.owners),
+        await this.patchWithFallback(
+          item,
+          unblockOwnerReferencesStrategicMergePatch(item.identity.uid, item.owners),
+          (cur) => unblockOwnerReferencesJSONMergePatch(cur, item.owners),
+          client,
         );
         break;
       }
       this.log.info({ item: formatReference(item.identity) }, "at least one owner of item has FinalizerDeletingDependents, and the item itself has dependents, so it is going to be deleted in Foreground");
-      await this.deleteOrVirtual(item, latest, "Foreground");
+      await this.deleteOrVirtual(item, latest, "Foreground", client);
       return;
     }
 
@@ -390,12 +376,12 @@ export class GarbageCollector {
         ? "Foreground"
         : "Background";
     this.log.info({ item: formatReference(item.identity), propagationPolicy: policy }, "Deleting item");
-    await this.deleteOrVirtual(item, latest, policy);
+    await this.deleteOrVirtual(item, latest, policy, client);
   }
 
-  private async deleteOrVirtual(item: GraphNode, latest: TypedObject, policy: PropagationPolicy): Promise<void> {
+  private async deleteOrVirtual(item: GraphNode, latest: TypedObject, policy: PropagationPolicy, client: ResourceClientFactory): Promise<void> {
     try {
-      await this.deleteObject(item.identity, latest.metadata?.resourceVersion ?? "", latest.metadata?.ownerReferences ?? [], policy);
+      await this.deleteObject(item.identity, latest.metadata?.resourceVersion ?? "", latest.metadata?.ownerReferences ?? [], policy, client);
     } catch (err) {
       if (isNotFound(err)) {
         this.graphBuilder.enqueueVirtualDeleteEvent(item.identity);
@@ -406,11 +392,11 @@ export class GarbageCollector {
   }
 
   /** Owner waiting for its dependents: delete the blocking ones, or release the owner when none are left. */
-  private async processDeletingDependentsItem(item: GraphNode): Promise<void> {
+  private async processDeletingDependentsItem(item: GraphNode, client: ResourceClientFactory): Promise<void> {
     const blocking = item.blockingDependents();
     if (blocking.length === 0) {
       this.log.info({ item: formatReference(item.identity) }, "remove DeleteDependents finalizer for item");
-      await this.removeFinalizer(item, FINALIZER_DELETE_DEPENDENTS);
+      await this.removeFinalizer(item, FINALIZER_DELETE_DEPENDENTS, client);
       return;
     }
     for (const dep of blocking) {
@@ -422,7 +408,7 @@ export class GarbageCollector {
    * Whether an owner reference points at nothing: the absent-owner cache knows it, the GET answers
    * 404, or the object found has another UID. Returns the owner when it exists.
    */
-  private async isDangling(reference: OwnerReference, item: GraphNode): Promise<{ dangling: boolean; owner?: TypedObject }> {
+  private async isDangling(reference: OwnerReference, item: GraphNode, client: ResourceClientFactory): Promise<{ dangling: boolean; owner?: TypedObject }> {
     const cacheKey: ObjectReference = referenceFromOwner(reference, "");
     if (this.absentOwnerCache.has(cacheKey)) return { dangling: true };
     cacheKey.namespace = item.identity.namespace;
@@ -436,7 +422,7 @@ export class GarbageCollector {
     }
     let owner: TypedObject;
     try {
-      owner = await this.client.resource(resource, resource.namespaced ? item.identity.namespace : "").get(reference.name);
+      owner = await client.resource(resource, resource.namespaced ? item.identity.namespace : "").get(reference.name);
     } catch (err) {
       if (isNotFound(err)) {
         this.absentOwnerCache.add(cacheKey);
@@ -452,10 +438,10 @@ export class GarbageCollector {
   }
 
   /** solid: the owner exists and is not deleting dependents; dangling: it does not exist; waiting: it is being deleted in the foreground. */
-  private async classifyReferences(item: GraphNode, refs: readonly OwnerReference[]): Promise<Classified> {
+  private async classifyReferences(item: GraphNode, refs: readonly OwnerReference[], client: ResourceClientFactory): Promise<Classified> {
     const out: Classified = { solid: [], dangling: [], waitingForDependentsDeletion: [] };
     for (const ref of refs) {
-      const { dangling, owner } = await this.isDangling(ref, item);
+      const { dangling, owner } = await this.isDangling(ref, item, client);
       if (dangling) out.dangling.push(ref);
       else if (owner?.metadata?.deletionTimestamp && (owner.metadata.finalizers ?? []).includes(FINALIZER_DELETE_DEPENDENTS)) {
         out.waitingForDependentsDeletion.push(ref);
@@ -467,33 +453,33 @@ export class GarbageCollector {
   // ---- attemptToOrphan ----
 
   /** Removes the owner from every dependent's references, then the owner's orphan finalizer. */
-  async attemptToOrphanWorker(owner: GraphNode): Promise<ItemAction> {
+  async attemptToOrphanWorker(owner: GraphNode, client: ResourceClientFactory = this.client): Promise<ItemAction> {
     const dependents = [...owner.dependents];
     try {
-      await this.orphanDependents(owner.identity, dependents);
+      await this.orphanDependents(owner.identity, dependents, client);
     } catch (err) {
-      this.log.error({ err: errorText(err), owner: formatReference(owner.identity) }, "orphanDependents failed");
+      this.log.error({ err, owner: formatReference(owner.identity) }, "orphanDependents failed");
       return "requeue";
     }
     try {
-      await this.removeFinalizer(owner, FINALIZER_ORPHAN_DEPENDENTS);
+      await this.removeFinalizer(owner, FINALIZER_ORPHAN_DEPENDENTS, client);
     } catch (err) {
-      this.log.error({ err: errorText(err), owner: formatReference(owner.identity) }, "removeOrphanFinalizer failed");
+      this.log.error({ err, owner: formatReference(owner.identity) }, "removeOrphanFinalizer failed");
       return "requeue";
     }
     return "forget";
   }
 
-  private async orphanDependents(owner: ObjectReference, dependents: readonly GraphNode[]): Promise<void> {
+  private async orphanDependents(owner: ObjectReference, dependents: readonly GraphNode[], client: ResourceClientFactory): Promise<void> {
     const results = await Promise.allSettled(
       dependents.map((dep) =>
-        this.patchWithFallback(dep, deleteOwnerRefStrategicMergePatch(dep.identity.uid, [owner.uid]), (cur) => deleteOwnerRefJSONMergePatch(cur, [owner.uid])),
+        this.patchWithFallback(dep, deleteOwnerRefStrategicMergePatch(dep.identity.uid, [owner.uid]), (cur) => deleteOwnerRefJSONMergePatch(cur, [owner.uid]), client),
       ),
     );
     const errors: string[] = [];
     results.forEach((r, i) => {
       // A dependent already gone needs no orphaning.
-      if (r.status === "rejected" && !isNotFound(r.reason)) errors.push(`orphaning ${formatReference(dependents[i].identity)} failed, ${errorText(r.reason)}`);
+      if (r.status === "rejected" && !isNotFound(r.reason)) errors.push(`orphaning ${formatReference(dependents[i].identity)} failed, ${messageOf(r.reason)}`);
     });
     if (errors.length > 0) throw new Error(`failed to orphan dependents of owner ${formatReference(owner)}, got errors: [${errors.join(", ")}]`);
     this.log.debug({ owner: formatReference(owner) }, "successfully updated all dependents");
@@ -501,23 +487,29 @@ export class GarbageCollector {
 
   // ---- API operations (upstream operations.go) ----
 
-  private clientFor(ref: ObjectReference) {
+  private clientFor(ref: ObjectReference, factory: ResourceClientFactory) {
     const resource = this.mapper.resourceFor(ref.apiVersion, ref.kind);
     const ns = resource.namespaced ? ref.namespace : "";
     if (resource.namespaced && ns === "") throw new NamespacedOwnerOfClusterScopedObjectError();
-    return { resource, client: this.client.resource<TypedObject>(resource, ns) };
+    return { resource, client: factory.resource(resource, ns) };
   }
 
-  private async getObject(ref: ObjectReference): Promise<TypedObject> {
-    return this.clientFor(ref).client.get(ref.name);
+  private async getObject(ref: ObjectReference, factory: ResourceClientFactory): Promise<TypedObject> {
+    return this.clientFor(ref, factory).client.get(ref.name);
   }
 
   /**
    * Deletes with the UID (and, when known, resourceVersion) as preconditions. If only the
    * resourceVersion moved on and the owner references are unchanged, deletes again without it.
    */
-  private async deleteObject(ref: ObjectReference, resourceVersion: string, ownersAtResourceVersion: readonly OwnerReference[], policy: PropagationPolicy): Promise<void> {
-    const { client } = this.clientFor(ref);
+  private async deleteObject(
+    ref: ObjectReference,
+    resourceVersion: string,
+    ownersAtResourceVersion: readonly OwnerReference[],
+    policy: PropagationPolicy,
+    factory: ResourceClientFactory,
+  ): Promise<void> {
+    const { client } = this.clientFor(ref, factory);
     try {
       await client.delete(ref.name, { propagationPolicy: policy, preconditions: { uid: ref.uid, ...(resourceVersion ? { resourceVersion } : {}) } });
     } catch (err) {
@@ -532,9 +524,9 @@ export class GarbageCollector {
       if (
         live.metadata?.uid === ref.uid &&
         live.metadata?.resourceVersion !== resourceVersion &&
-        semanticEqual(live.metadata?.ownerReferences ?? [], ownersAtResourceVersion)
+        deepEqual(live.metadata?.ownerReferences ?? [], ownersAtResourceVersion)
       ) {
-        await this.deleteObject(ref, "", [], policy);
+        await this.deleteObject(ref, "", [], policy, factory);
         return;
       }
       throw err;
@@ -542,8 +534,8 @@ export class GarbageCollector {
   }
 
   /** A strategic merge patch, or the JSON merge patch fallback when the resource refuses SMP (415). */
-  private async patchWithFallback(item: GraphNode, smp: unknown, jmp: (current: TypedObject) => unknown): Promise<TypedObject> {
-    const { resource, client } = this.clientFor(item.identity);
+  private async patchWithFallback(item: GraphNode, smp: unknown, jmp: (current: TypedObject) => unknown, factory: ResourceClientFactory): Promise<TypedObject> {
+    const { resource, client } = this.clientFor(item.identity, factory);
     try {
       return await client.patch(item.identity.name, "strategic", smp);
     } catch (err) {
@@ -554,14 +546,14 @@ export class GarbageCollector {
   }
 
   /** Removes one finalizer with a resourceVersion-guarded merge patch, re-reading on conflicts. */
-  private async removeFinalizer(owner: GraphNode, finalizer: string): Promise<void> {
+  private async removeFinalizer(owner: GraphNode, finalizer: string, factory: ResourceClientFactory): Promise<void> {
     for (let attempt = 0; attempt < UPDATE_MAX_RETRIES; attempt++) {
       let obj: TypedObject;
       try {
-        obj = await this.getObject(owner.identity);
+        obj = await this.getObject(owner.identity, factory);
       } catch (err) {
         if (isNotFound(err)) return;
-        throw new Error(`cannot finalize owner ${formatReference(owner.identity)}, because cannot get it: ${errorText(err)}. The garbage collector will retry later`);
+        throw new Error(`cannot finalize owner ${formatReference(owner.identity)}, because cannot get it: ${messageOf(err)}. The garbage collector will retry later`);
       }
       const finalizers = obj.metadata?.finalizers ?? [];
       if (!finalizers.includes(finalizer)) {
@@ -570,7 +562,7 @@ export class GarbageCollector {
       }
       const patch = finalizersPatch(obj.metadata?.resourceVersion ?? "", finalizers.filter((f) => f !== finalizer));
       try {
-        await this.clientFor(owner.identity).client.patch(owner.identity.name, "merge", patch);
+        await this.clientFor(owner.identity, factory).client.patch(owner.identity.name, "merge", patch);
         return;
       } catch (err) {
         if (isNotFound(err)) return;
@@ -581,3 +573,6 @@ export class GarbageCollector {
   }
 }
 
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -11,6 +11,7 @@
  */
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import { groupVersionString } from "../../apimachinery/gvk.js";
+import { metadataOnly } from "../../apimachinery/resource.js";
 import type { TypedObject } from "../../apimachinery/types.js";
 import type { ResourceDescriptor } from "../../client/interfaces.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
@@ -33,7 +34,7 @@ import {
   type OwnerRefPair,
 } from "./graph.js";
 import { gvrKey } from "./discovery.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../../runtime/logging.js";
 import type { ReferenceCache } from "./referencecache.js";
 
 export const FINALIZER_ORPHAN_DEPENDENTS = "orphan";
@@ -132,7 +133,9 @@ export class GraphBuilder {
   private monitorFor(resource: ResourceDescriptor): Monitor {
     const apiVersion = groupVersionString(resource);
     const kind = resource.kind;
-    const informer = this.opts.informers.forResource<TypedObject>(resource);
+    // Metadata only, as upstream's metadata informers: owner references, finalizers and deletion
+    // timestamps are all the graph needs; specs and statuses are never cached.
+    const informer = this.opts.informers.forResource(metadataOnly(resource));
     const push = (e: Omit<GraphEvent, "apiVersion" | "kind" | "virtual">) => this.graphChanges.add({ ...e, virtual: false, apiVersion, kind });
     const registration = informer.addEventHandler(
       {

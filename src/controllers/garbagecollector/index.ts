@@ -14,4 +14,3 @@ export type { ObjectReference } from "./graph.js";
 export { ReferenceCache, ABSENT_OWNER_CACHE_SIZE } from "./referencecache.js";
 export { deletableResources, discover, KindMapper, RestMappingError, DEFAULT_IGNORED_RESOURCES } from "./discovery.js";
 export type { DiscoveredResourceInfo, GCDiscovery, DiscoverySource, DiscoveryResult } from "./discovery.js";
-export type { Logger } from "./logger.js";

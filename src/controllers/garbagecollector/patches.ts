@@ -1,24 +1,15 @@
 /**
  * The patches the garbage collector sends (upstream patch.go and operations.go).
  *
- * Owner references are removed with a strategic merge patch that deletes list entries by their
- * merge key (uid) and carries the dependent's own uid, so a patch aimed at a deleted-and-recreated
- * object fails instead of editing the newcomer. Resources without strategic merge support (custom
+ * Owner references are removed with the strategic merge patch the ControllerRefManager releases
+ * with (deleteOwnerRefStrategicMergePatch, runtime/controllerrefmanager.ts): it deletes list
+ * entries by their merge key (uid) and carries the dependent's own uid, so a patch aimed at a
+ * deleted-and-recreated object fails instead of editing the newcomer. Resources without strategic merge support (custom
  * resources answer 415) get a JSON merge patch instead: the whole remaining list, guarded by the
  * resourceVersion it was computed from.
  */
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
 import type { TypedObject } from "../../apimachinery/types.js";
-
-/** SMP removing the references to `ownerUIDs` from the dependent with uid `dependentUID`. */
-export function deleteOwnerRefStrategicMergePatch(dependentUID: string, ownerUIDs: readonly string[]): Record<string, unknown> {
-  return {
-    metadata: {
-      ownerReferences: ownerUIDs.map((uid) => ({ $patch: "delete", uid })),
-      uid: dependentUID,
-    },
-  };
-}
 
 /** JSON merge patch keeping every reference of `current` except those to `ownerUIDs`. */
 export function deleteOwnerRefJSONMergePatch(current: TypedObject, ownerUIDs: readonly string[]): Record<string, unknown> {

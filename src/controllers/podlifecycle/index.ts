@@ -19,4 +19,4 @@ export { pickNode, podRequests, toleratesTaint } from "./scheduler.js";
 export type { NodeUsage, ScheduleResult, Resources } from "./scheduler.js";
 export { observeStage, assignedNode } from "./podstatus.js";
 export type { Stage } from "./podstatus.js";
-export { parseQuantity, InvalidQuantityError } from "./quantity.js";
+export { apiBinder } from "./binder.js";

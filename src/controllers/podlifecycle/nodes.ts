@@ -8,6 +8,7 @@
  */
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Node, NodeCondition, NodeStatus } from "kubernetes-types/core/v1.js";
+import { formatMicroTime, formatTime } from "../../apimachinery/time.js";
 
 export const SIMULATED_ANNOTATION = "kubeloop.dev/simulated";
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
@@ -24,15 +25,6 @@ export interface NodeCapacity {
 
 export const DEFAULT_NODE_CAPACITY: Readonly<NodeCapacity> = Object.freeze({ cpu: "4", memory: "8Gi", pods: "110" });
 
-/** metav1.Time (seconds). */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-/** metav1.MicroTime (microseconds, as Leases carry). */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
 
 export function isSimulatedNode(node: Node | undefined): boolean {
   return node?.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true";

@@ -1,11 +1,11 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { detectFault, faultFromImage, FAULT_ANNOTATION, InvalidFaultError, parseFault } from "./faults.js";
-import { InvalidQuantityError, parseQuantity } from "./quantity.js";
+import { QuantityError, quantityValue } from "../../apimachinery/quantity.js";
 import { podRequests, toleratesTaint } from "./scheduler.js";
 import { imageID, observeStage } from "./podstatus.js";
 
-describe("parseQuantity", () => {
+describe("quantityValue (the scheduler's sums, from apimachinery's Quantity)", () => {
   it.each([
     ["1", 1],
     ["500m", 0.5],
@@ -17,8 +17,8 @@ describe("parseQuantity", () => {
     ["1e3", 1000],
     ["1E-3", 0.001],
     [".5", 0.5],
-  ])("%s → %d", (q, want) => expect(parseQuantity(q)).toBeCloseTo(want, 9));
-  it.each(["", "abc", "1Qi", "1.2.3", "--1"])("rejects %j", (q) => expect(() => parseQuantity(q)).toThrow(InvalidQuantityError));
+  ])("%s → %d", (q, want) => expect(quantityValue(q)).toBeCloseTo(want, 9));
+  it.each(["", "abc", "1Qi", "1.2.3", "--1"])("rejects %j", (q) => expect(() => quantityValue(q)).toThrow(QuantityError));
 });
 
 describe("faults", () => {

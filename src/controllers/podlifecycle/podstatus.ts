@@ -18,7 +18,7 @@
 import { createHash } from "node:crypto";
 import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
-import { formatTime } from "./nodes.js";
+import { formatTime } from "../../apimachinery/time.js";
 
 export type Stage = "Unscheduled" | "Scheduled" | "Creating" | "RunningNotReady" | "Ready" | "CrashBackOff" | "Terminal";
 

@@ -9,12 +9,12 @@
  * with fewer pods, then to the name that sorts first.
  */
 import type { Node, Pod, Toleration, Taint } from "kubernetes-types/core/v1.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityValue } from "../../apimachinery/quantity.js";
 
 export type Resources = Record<string, number>;
 
 function addInto(into: Resources, from: Record<string, string | number> | undefined): void {
-  for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + parseQuantity(v);
+  for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + quantityValue(v);
 }
 
 /** The resources the pod requests (computePodResourceRequest, without sidecar subtleties). */
@@ -63,11 +63,11 @@ export function unfitReason(pod: Pod, requests: Resources, u: NodeUsage): string
     if (!(pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, taint))) return "node(s) had untolerated taint(s)";
   }
   const alloc = node.status?.allocatable ?? node.status?.capacity ?? {};
-  const maxPods = alloc.pods !== undefined ? parseQuantity(alloc.pods) : Infinity;
+  const maxPods = alloc.pods !== undefined ? quantityValue(alloc.pods) : Infinity;
   if (u.pods + 1 > maxPods) return "Too many pods";
   for (const [name, want] of Object.entries(requests)) {
     if (want <= 0) continue;
-    const have = alloc[name] !== undefined ? parseQuantity(alloc[name]) : 0;
+    const have = alloc[name] !== undefined ? quantityValue(alloc[name]) : 0;
     if ((u.requested[name] ?? 0) + want > have) return `Insufficient ${name}`;
   }
   return undefined;
@@ -77,7 +77,7 @@ function load(requests: Resources, u: NodeUsage): number {
   const alloc = u.node.status?.allocatable ?? u.node.status?.capacity ?? {};
   let total = 0;
   for (const r of ["cpu", "memory"]) {
-    const cap = alloc[r] !== undefined ? parseQuantity(alloc[r]) : 0;
+    const cap = alloc[r] !== undefined ? quantityValue(alloc[r]) : 0;
     total += cap > 0 ? ((u.requested[r] ?? 0) + (requests[r] ?? 0)) / cap : 0;
   }
   return total / 2;

@@ -5,12 +5,8 @@ import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { metaNamespaceKey } from "../../apimachinery/objectname.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
-import { silentLogger } from "../../runtime/logging.js";
-import { FakeClient } from "../../testing/fakeclient.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { ReplicaSetController } from "../replicaset/replicaset.js";
 import { FAULT_ANNOTATION } from "./faults.js";
 import { observeStage } from "./podstatus.js";
@@ -19,20 +15,9 @@ import { PodLifecycleSimulator, type PodLifecycleSimulatorOptions } from "./simu
 const zeroDelays = { schedule: 0, containerCreating: 0, running: 0, crashRunning: 0, crashBackOff: 0, crashBackOffMax: 0 };
 
 function setup(opts: Partial<PodLifecycleSimulatorOptions> = {}) {
-  const clock = new FakeClock();
-  const client = new FakeClient({ clock });
-  const informers = new SharedInformerFactory(client, { clock });
-  const recorder = new FakeRecorder();
-  const sim = new PodLifecycleSimulator({
-    client,
-    informers,
-    clock,
-    recorder,
-    logger: silentLogger(),
-    heartbeatIntervalMs: 0,
-    ...opts,
-    delays: { ...zeroDelays, ...opts.delays },
-  });
+  const f = new ControllerFixture({ clock: new FakeClock() });
+  const { clock, client, informers, recorder } = f;
+  const sim = new PodLifecycleSimulator(f.manager, { heartbeatIntervalMs: 0, ...opts, delays: { ...zeroDelays, ...opts.delays } });
   /**
    * Makes the caches show what the fake API holds, and delivers the pod notifications, as synced
    * informers would (the cache first, then the handler).
@@ -60,7 +45,7 @@ function setup(opts: Partial<PodLifecycleSimulatorOptions> = {}) {
     for (const n of sim.nodeNames) await step(n);
   };
   const addPod = (pod: Pod) => {
-    client.tracker.create(builtin.pods, pod.metadata?.namespace ?? "default", pod as unknown as KubeObject);
+    client.seed(builtin.pods, pod);
     refresh();
   };
   const getPod = (name: string) => client.tracker.get(builtin.pods, "default", name) as unknown as Pod;
@@ -120,7 +105,7 @@ describe("nodes", () => {
     await registerNodes();
     const n1 = client.tracker.get(builtin.nodes, "", "kubeloop-node-1") as unknown as Node;
     client.tracker.update(builtin.nodes, "", {
-      ...(n1 as unknown as KubeObject),
+      ...(n1),
       status: { ...n1.status, conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown" }] },
     });
     refresh();
@@ -382,60 +367,41 @@ describe("graceful deletion", () => {
   });
 });
 
-describe("run", () => {
-  async function until(clock: FakeClock, cond: () => boolean, maxSteps = 200): Promise<void> {
-    for (let i = 0; i < maxSteps && !cond(); i++) await clock.advance(50);
-    if (!cond()) throw new Error("condition not reached");
-  }
-
+describe("running on the manager", () => {
   it("with heartbeats off, writes nothing once pods are running", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    const informers = new SharedInformerFactory(client, { clock });
-    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
-    client.seed(builtin.pods, newPod("a") as unknown as KubeObject, newPod("b") as unknown as KubeObject);
-    const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = sim.run(ac.signal, 2);
-    const running = () => (client.tracker.list(builtin.pods, "default") as unknown as Pod[]).every((p) => observeStage(p) === "Ready");
-    await until(clock, running);
-    expect(client.tracker.list(builtin.nodes, "")).toHaveLength(3);
-    client.clearActions();
-    for (let i = 0; i < 20; i++) await clock.advance(30_000);
-    expect(client.writeActions()).toEqual([]);
-    ac.abort();
-    await done;
-    await informers.shutdown();
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new PodLifecycleSimulator(f.manager, { heartbeatIntervalMs: 0, workers: 2 });
+    f.seedAPI(builtin.pods, newPod("a"), newPod("b"));
+    await f.start();
+    const running = () => (f.client.tracker.list(builtin.pods, "default") as unknown as Pod[]).every((p) => observeStage(p) === "Ready");
+    await f.eventually(running, { stepMs: 50, maxSteps: 2000 });
+    expect(f.client.tracker.list(builtin.nodes, "")).toHaveLength(3);
+    f.client.clearActions();
+    for (let i = 0; i < 20; i++) await f.clock.advance(30_000);
+    expect(f.writeActions()).toEqual([]);
+    await f.stop();
   });
 
   it("with heartbeats on, renews leases every interval", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    const informers = new SharedInformerFactory(client, { clock });
-    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), nodes: 2, heartbeatIntervalMs: 10_000 });
-    const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = sim.run(ac.signal, 1);
-    await until(clock, () => client.tracker.list(builtin.nodes, "").length === 2);
-    client.clearActions();
-    await clock.advance(10_000);
-    await clock.advance(10_000);
-    const leaseWrites = client.writeActions().filter((a) => a.resource === "leases");
-    // First tick creates both leases, the second renews them.
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new PodLifecycleSimulator(f.manager, { nodes: 2, heartbeatIntervalMs: 10_000, workers: 1 });
+    await f.start();
+    await f.eventually(() => f.client.tracker.list(builtin.nodes, "").length === 2);
+    // Align with the heartbeat timer: the next tick is the first after the nodes exist.
+    f.client.clearActions();
+    await f.clock.advance(10_000);
+    await f.clock.advance(10_000);
+    const leaseWrites = f.writeActions().filter((a) => a.resource === "leases");
+    // The first tick creates both leases, the second renews them.
     expect(leaseWrites.map((a) => a.verb)).toEqual(["create", "create", "update", "update"]);
-    expect(client.writeActions().filter((a) => a.resource === "nodes" && a.subresource === "status")).toHaveLength(4);
-    ac.abort();
-    await done;
-    await informers.shutdown();
+    expect(f.writeActions().filter((a) => a.resource === "nodes" && a.subresource === "status")).toHaveLength(4);
+    await f.stop();
   });
 
   it("runs a ReplicaSet's pods to Ready together with the ReplicaSet controller", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    const informers = new SharedInformerFactory(client, { clock });
-    const recorder = new FakeRecorder();
-    const sim = new PodLifecycleSimulator({ client, informers, clock, logger: silentLogger(), heartbeatIntervalMs: 0 });
-    const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger() });
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new PodLifecycleSimulator(f.manager, { heartbeatIntervalMs: 0, workers: 2 });
+    new ReplicaSetController(f.manager, { workers: 2 });
     const rs: ReplicaSet = {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
@@ -446,18 +412,14 @@ describe("run", () => {
         template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
       },
     };
-    client.seed(builtin.replicaSets, rs as unknown as KubeObject);
-    const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = Promise.all([sim.run(ac.signal, 2), rsc.run(ac.signal, 2)]);
-    const rsNow = () => client.tracker.get(builtin.replicaSets, "default", "web") as unknown as ReplicaSet;
-    await until(clock, () => rsNow().status?.availableReplicas === 3);
-    const pods = client.tracker.list(builtin.pods, "default") as unknown as Pod[];
+    f.seedAPI(builtin.replicaSets, rs);
+    await f.start();
+    const rsNow = () => f.client.tracker.get(builtin.replicaSets, "default", "web") as unknown as ReplicaSet;
+    await f.eventually(() => rsNow().status?.availableReplicas === 3, { maxSteps: 2000 });
+    const pods = f.client.tracker.list(builtin.pods, "default") as unknown as Pod[];
     expect(pods).toHaveLength(3);
     expect(new Set(pods.map((p) => p.spec?.nodeName)).size).toBe(3);
     expect(rsNow().status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 });
-    ac.abort();
-    await done;
-    await informers.shutdown();
+    await f.stop();
   });
 });

@@ -25,24 +25,32 @@
  * status.nominatedNodeName with PodScheduled=True and the pod runs there with that node's hostIP,
  * while spec.nodeName stays empty. A `binder` function can be given to bind another way (e.g. a
  * real pods/binding POST).
+ *
+ * Composed with the builder: watches(pods) (each change keeps the accounting current and enqueues
+ * the pod), watches(nodes) (a simulated node's change enqueues it, pods placed there, and pods
+ * that did not fit anywhere), and a raw source that enqueues every node name at start, so the
+ * nodes get registered; the heartbeat loop is a runnable of the same manager. Requests are pod
+ * keys ("ns/name") and node names ("name"). Every write goes through the reconcile's
+ * signal-bound client.
  */
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Node, ObjectReference, Pod, PodStatus } from "kubernetes-types/core/v1.js";
-import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
-import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { isAlreadyExists, isConflict, isInvalid, isMethodNotSupported, isNotFound } from "../../apimachinery/errors.js";
 import { metaNamespaceKey, ObjectName } from "../../apimachinery/objectname.js";
 import type { ResourceClient, ResourceClientFactory } from "../../client/interfaces.js";
 import { builtin } from "../../client/typed.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
-import type { SharedInformerFactory } from "../../informers/factory.js";
 import { objectFromDeletion, type ResourceEventHandler } from "../../informers/handlers.js";
 import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
-import { Controller, type ReconcileResult } from "../../runtime/controller.js";
-import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import type { Controller } from "../../runtime/controller.js";
+import type { Logger } from "../../runtime/logging.js";
+import type { Manager } from "../../runtime/manager.js";
+import type { ReconcileResult } from "../../runtime/reconcile.js";
+import { formatMicroTime } from "../../apimachinery/time.js";
 import { NodeAccounting } from "./accounting.js";
 import { detectFault, type Fault } from "./faults.js";
 import {
@@ -50,7 +58,6 @@ import {
   buildNode,
   DEFAULT_NODE_CAPACITY,
   DEFAULT_NODE_PREFIX,
-  formatMicroTime,
   isSimulatedNode,
   NODE_LEASE_NAMESPACE,
   nodeInternalIP,
@@ -103,14 +110,12 @@ export const DEFAULT_SPEED_FACTOR = 0.1;
 
 export type PodBinder = (pod: Pod, nodeName: string, signal?: AbortSignal) => Promise<void>;
 
+/** kube-controller-manager has no such controller; the simulator's own default. */
+export const DEFAULT_PODLIFECYCLE_WORKERS = 4;
+
 export interface PodLifecycleSimulatorOptions {
-  client: ResourceClientFactory;
-  /** Shared informers; the caller starts them. Pods (all namespaces) and nodes are used. */
-  informers: SharedInformerFactory;
-  clock?: Clock;
-  logger?: Logger;
-  /** Records Scheduled, FailedScheduling, Started, BackOff and Killing events when given. */
-  recorder?: EventRecorder;
+  /** Workers (default 4). */
+  workers?: number;
   /** How many nodes to simulate (default 3), named `${nodeNamePrefix}1` … */
   nodes?: number;
   nodeNamePrefix?: string;
@@ -124,8 +129,6 @@ export interface PodLifecycleSimulatorOptions {
   schedule?: boolean;
   /** How pods get their node: try an update of spec.nodeName, then status ("auto", default). */
   placement?: "auto" | "bind" | "status";
-  /** Where the controller's workqueue and reconcile metrics go (default: prom-client's global registry). */
-  registry?: Registry;
   /** Binds a pod some other way (replaces the spec.nodeName update). */
   binder?: PodBinder;
 }
@@ -155,7 +158,7 @@ export class PodLifecycleSimulator {
   private readonly client: ResourceClientFactory;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly recorder?: EventRecorder;
+  private readonly recorder: EventRecorder;
   private readonly capacity: NodeCapacity;
   private readonly scheduleEnabled: boolean;
   private readonly binder?: PodBinder;
@@ -182,11 +185,12 @@ export class PodLifecycleSimulator {
   private leaseNamespaceReady = false;
   private warnedForeignNode = new Set<string>();
 
-  constructor(opts: PodLifecycleSimulatorOptions) {
-    this.client = opts.client;
-    this.clock = opts.clock ?? realClock;
-    this.logger = (opts.logger ?? defaultLogger()).child({ controller: "podlifecycle" });
-    this.recorder = opts.recorder;
+  constructor(mgr: Manager, opts: PodLifecycleSimulatorOptions = {}) {
+    this.client = mgr.client;
+    this.clock = mgr.clock;
+    this.logger = mgr.logger.child({ controller: "podlifecycle" });
+    // Scheduled, FailedScheduling, Started, BackOff and Killing, as the kubelet and the scheduler record them.
+    this.recorder = mgr.eventRecorder("kubelet");
     this.capacity = { ...DEFAULT_NODE_CAPACITY, ...opts.capacity };
     this.delays = Object.freeze({ ...DEFAULT_DELAYS, ...opts.delays });
     this.speedFactor = opts.speedFactor ?? DEFAULT_SPEED_FACTOR;
@@ -200,8 +204,8 @@ export class PodLifecycleSimulator {
     this.nodeNames = Object.freeze(Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`));
     this.nodeNames.forEach((n, i) => this.nodeIndex.set(n, i));
 
-    this.podInformer = opts.informers.forResource<Pod>(builtin.pods);
-    this.nodeInformer = opts.informers.forResource<Node>(builtin.nodes);
+    this.podInformer = mgr.informers.forResource(builtin.pods);
+    this.nodeInformer = mgr.informers.forResource(builtin.nodes);
     this.podLister = this.podInformer.lister();
     this.nodeLister = this.nodeInformer.lister();
 
@@ -223,24 +227,24 @@ export class PodLifecycleSimulator {
         this.retryUnschedulable();
       },
     };
-    this.podInformer.addEventHandler(this.podEvents);
-    this.nodeInformer.addEventHandler({
-      onAdd: (node) => this.onNodeEvent(node, true),
-      onUpdate: (old, node) => this.onNodeEvent(node, isSimulatedNode(old) !== isSimulatedNode(node)),
-      onDelete: (obj) => {
-        const node = objectFromDeletion(obj);
-        if (node) this.onNodeEvent(node, true);
-      },
-    });
-
-    this.controller = new Controller({
-      name: "podlifecycle",
-      reconcile: async (key) => this.reconcile(key.toString()),
-      caches: [this.podInformer, this.nodeInformer],
-      clock: this.clock,
-      logger: this.logger,
-      registry: opts.registry,
-    });
+    const pods = this.podEvents;
+    this.controller = mgr
+      .controller("podlifecycle")
+      .watches(builtin.pods, {
+        create: (e) => pods.onAdd?.(e.object, e.isInInitialList),
+        update: (e) => pods.onUpdate?.(e.objectOld, e.objectNew),
+        delete: (e) => pods.onDelete?.(e.object),
+      })
+      .watches(builtin.nodes, {
+        create: (e) => this.onNodeEvent(e.object, true),
+        update: (e) => this.onNodeEvent(e.objectNew, isSimulatedNode(e.objectOld) !== isSimulatedNode(e.objectNew)),
+        delete: (e) => this.onNodeEvent(e.object, true),
+      })
+      // Every simulated node gets registered (and repaired) once the controller starts.
+      .watchesRawSource({ start: (q) => this.nodeNames.forEach((n) => q.add(new ObjectName("", n))) })
+      .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_PODLIFECYCLE_WORKERS, eventSource: "kubelet" })
+      .reconcile((req, ctx) => this.reconcile(req.toString(), ctx.client, ctx.signal));
+    mgr.add({ name: "podlifecycle-heartbeat", run: (signal) => this.heartbeatLoop(signal) });
   }
 
   /** Whether status placement is in use (the server refused spec.nodeName updates). */
@@ -248,17 +252,14 @@ export class PodLifecycleSimulator {
     return this.placementMode;
   }
 
-  /** Registers the nodes, runs `workers` workers and the heartbeat loop until `signal` aborts. */
-  async run(signal: AbortSignal, workers = 4): Promise<void> {
-    for (const name of this.nodeNames) this.controller.enqueue(name);
-    await Promise.all([this.controller.run(signal, workers), this.heartbeatLoop(signal)]);
-  }
-
-  /** One reconcile: a node name ("kubeloop-node-1") or a pod key ("ns/name"). */
-  async reconcile(key: string): Promise<ReconcileResult> {
+  /**
+   * One reconcile: a node name ("kubeloop-node-1") or a pod key ("ns/name"), writing through
+   * `client` (the reconcile's, bound to its signal; the manager's by default).
+   */
+  async reconcile(key: string, client: ResourceClientFactory = this.client, signal?: AbortSignal): Promise<ReconcileResult> {
     const name = ObjectName.parse(key);
-    if (name.namespace === "") return this.reconcileNode(name.name);
-    return this.reconcilePod(key, name);
+    if (name.namespace === "") return this.reconcileNode(name.name, client);
+    return this.reconcilePod(key, name, client, signal);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -276,8 +277,8 @@ export class PodLifecycleSimulator {
     if (podsToo) for (const p of this.podLister.list()) if (assignedNode(p) === name) this.controller.enqueue(p);
   }
 
-  private nodesClient(): ResourceClient<Node> {
-    return this.client.resource<Node>(builtin.nodes);
+  private nodesClient(client: ResourceClientFactory = this.client): ResourceClient<Node> {
+    return client.resource(builtin.nodes);
   }
 
   private getNode(name: string): Node | undefined {
@@ -294,14 +295,14 @@ export class PodLifecycleSimulator {
     return isSimulatedNode(this.getNode(name));
   }
 
-  private async reconcileNode(name: string): Promise<ReconcileResult> {
+  private async reconcileNode(name: string, client: ResourceClientFactory): Promise<ReconcileResult> {
     const index = this.nodeIndex.get(name);
     if (index === undefined) return {};
     const node = this.getNode(name);
     const now = this.clock.now();
     if (!node) {
       try {
-        await this.nodesClient().create(buildNode(name, index, this.capacity, now));
+        await this.nodesClient(client).create(buildNode(name, index, this.capacity, now));
         this.logger.info({ node: name }, "Registered simulated node");
       } catch (err) {
         // Someone registered it meanwhile: look again once the informer shows it.
@@ -318,7 +319,7 @@ export class PodLifecycleSimulator {
       return {};
     }
     if (nodeNeedsRepair(node, this.capacity)) {
-      await this.nodesClient().updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, now, node.status) });
+      await this.nodesClient(client).updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, now, node.status) });
     }
     return {};
   }
@@ -399,8 +400,8 @@ export class PodLifecycleSimulator {
   // ---------------------------------------------------------------------------------------------
   // Pods
 
-  private podsClient(namespace: string): ResourceClient<Pod> {
-    return this.client.resource<Pod>(builtin.pods, namespace);
+  private podsClient(namespace: string, client: ResourceClientFactory): ResourceClient<Pod> {
+    return client.resource(builtin.pods, namespace);
   }
 
   private forget(key: string): void {
@@ -423,7 +424,7 @@ export class PodLifecycleSimulator {
     return now;
   }
 
-  private async reconcilePod(key: string, name: ObjectName): Promise<ReconcileResult> {
+  private async reconcilePod(key: string, name: ObjectName, client: ResourceClientFactory, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     let pod: Pod;
     try {
       pod = this.podLister.namespace(name.namespace).get(name.name);
@@ -450,7 +451,7 @@ export class PodLifecycleSimulator {
       this.forget(key);
       return {};
     }
-    if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node);
+    if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node, client);
 
     const stage = observeStage(pod);
     const since = this.since(key, uid, stage);
@@ -463,52 +464,52 @@ export class PodLifecycleSimulator {
         return {};
       case "Unscheduled":
         if (!this.wantsScheduling(pod)) return {};
-        return wait(this.delays.schedule) ?? this.schedulePod(key, pod);
+        return wait(this.delays.schedule) ?? this.schedulePod(key, pod, client, signal);
       case "Scheduled":
-        return wait(this.delays.containerCreating) ?? this.writeStatus(key, pod, containerCreatingStatus(pod, this.placementOf(pod, node!, now)));
+        return wait(this.delays.containerCreating) ?? this.writeStatus(client, key, pod, containerCreatingStatus(pod, this.placementOf(pod, node!, now)));
       case "Creating": {
         const w = wait(this.delays.running);
         if (w) return w;
         const ready = fault.kind === "none" || fault.kind === "fail-after";
-        const r = await this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready }));
+        const r = await this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready }));
         this.event(pod, "Normal", "Started", `Started container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
         return r;
       }
       case "Ready":
       case "RunningNotReady":
-        return this.whileRunning(key, pod, node!, stage, since, fault);
+        return this.whileRunning(client, key, pod, node!, stage, since, fault);
       case "CrashBackOff": {
         if (fault.kind === "crash-loop") {
           const w = wait(this.backOff(pod));
           if (w) return w;
         }
-        return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready: fault.kind !== "crash-loop" && fault.kind !== "never-ready" }));
+        return this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node!, now, true), ready: fault.kind !== "crash-loop" && fault.kind !== "never-ready" }));
       }
     }
   }
 
-  private async whileRunning(key: string, pod: Pod, node: string, stage: "Ready" | "RunningNotReady", since: number, fault: Fault): Promise<ReconcileResult> {
+  private async whileRunning(client: ResourceClientFactory, key: string, pod: Pod, node: string, stage: "Ready" | "RunningNotReady", since: number, fault: Fault): Promise<ReconcileResult> {
     const now = this.clock.now();
     switch (fault.kind) {
       case "never-ready":
-        if (stage === "Ready") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: false }));
+        if (stage === "Ready") return this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: false }));
         return {};
       case "crash-loop": {
         const due = since + this.delays.crashRunning;
         if (now < due) return { requeueAfterMs: due - now };
         const backOffMs = this.backOff(pod, 1);
-        const r = await this.writeStatus(key, pod, crashLoopStatus(pod, { ...this.placementOf(pod, node, now, true), backOffMs }));
+        const r = await this.writeStatus(client, key, pod, crashLoopStatus(pod, { ...this.placementOf(pod, node, now, true), backOffMs }));
         this.event(pod, "Warning", "BackOff", "Back-off restarting failed container");
         return r;
       }
       case "fail-after": {
-        if (stage === "RunningNotReady") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
+        if (stage === "RunningNotReady") return this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
         const due = (readySince(pod) ?? since) + fault.seconds * 1000;
         if (now < due) return { requeueAfterMs: due - now };
-        return this.writeStatus(key, pod, failedStatus(pod, this.placementOf(pod, node, now, true)));
+        return this.writeStatus(client, key, pod, failedStatus(pod, this.placementOf(pod, node, now, true)));
       }
       case "none":
-        if (stage === "RunningNotReady") return this.writeStatus(key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
+        if (stage === "RunningNotReady") return this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
         return {};
     }
   }
@@ -563,7 +564,7 @@ export class PodLifecycleSimulator {
     return usage;
   }
 
-  private async schedulePod(key: string, pod: Pod): Promise<ReconcileResult> {
+  private async schedulePod(key: string, pod: Pod, client: ResourceClientFactory, signal: AbortSignal | undefined): Promise<ReconcileResult> {
     const result = pickNode(pod, this.nodeUsage());
     const now = this.clock.now();
     if (result.node === undefined) {
@@ -571,14 +572,14 @@ export class PodLifecycleSimulator {
       const next = unschedulableStatus(pod, result.message, now);
       if (semanticEqual(next, pod.status ?? {})) return {};
       this.event(pod, "Warning", "FailedScheduling", result.message);
-      return this.writeStatus(key, pod, next);
+      return this.writeStatus(client, key, pod, next);
     }
     this.unschedulable.delete(key);
     const node = result.node;
     // Decided synchronously, before any await: concurrent decisions see this one.
     this.accounting.assume(key, { uid: pod.metadata?.uid ?? "", node, requests: podRequests(pod) });
     try {
-      await this.bind(key, pod, node);
+      await this.bind(key, pod, node, client, signal);
     } catch (err) {
       this.accounting.unassume(key);
       throw err;
@@ -587,20 +588,20 @@ export class PodLifecycleSimulator {
     return {};
   }
 
-  private async bind(key: string, pod: Pod, node: string): Promise<void> {
+  private async bind(key: string, pod: Pod, node: string, client: ResourceClientFactory, signal: AbortSignal | undefined): Promise<void> {
     if (this.placementMode === "status") {
-      await this.writeStatus(key, pod, placedStatus(pod, node, this.clock.now()));
+      await this.writeStatus(client, key, pod, placedStatus(pod, node, this.clock.now()));
       return;
     }
     // Until the informer shows the binding, this pod's cached copy is stale.
     this.pendingRV.set(key, pod.metadata?.resourceVersion ?? "");
     try {
       if (this.binder) {
-        await this.binder(pod, node);
+        await this.binder(pod, node, signal);
       } else {
         const next = deepCopy(pod);
         next.spec = { ...(next.spec ?? { containers: [] }), nodeName: node };
-        await this.podsClient(pod.metadata?.namespace ?? "").update(next);
+        await this.podsClient(pod.metadata?.namespace ?? "", client).update(next);
       }
     } catch (err) {
       this.pendingRV.delete(key);
@@ -610,18 +611,18 @@ export class PodLifecycleSimulator {
           { pod: key, err },
           "The API server refuses to set spec.nodeName on an existing pod and pods/binding is not reachable through the client: placing pods by status (status.nominatedNodeName, PodScheduled=True) from now on",
         );
-        await this.writeStatus(key, pod, placedStatus(pod, node, this.clock.now()));
+        await this.writeStatus(client, key, pod, placedStatus(pod, node, this.clock.now()));
         return;
       }
       throw err;
     }
   }
 
-  private async writeStatus(key: string, pod: Pod, status: PodStatus): Promise<ReconcileResult> {
+  private async writeStatus(client: ResourceClientFactory, key: string, pod: Pod, status: PodStatus): Promise<ReconcileResult> {
     if (semanticEqual(status, pod.status ?? {})) return {};
     this.pendingRV.set(key, pod.metadata?.resourceVersion ?? "");
     try {
-      await this.podsClient(pod.metadata?.namespace ?? "").updateStatus({ ...deepCopy(pod), status });
+      await this.podsClient(pod.metadata?.namespace ?? "", client).updateStatus({ ...deepCopy(pod), status });
     } catch (err) {
       this.pendingRV.delete(key);
       // Gone meanwhile: the delete event cleans up.
@@ -636,7 +637,7 @@ export class PodLifecycleSimulator {
    * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp, the pod
    * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once.
    */
-  private async terminate(key: string, pod: Pod, node: string | undefined): Promise<ReconcileResult> {
+  private async terminate(key: string, pod: Pod, node: string | undefined, client: ResourceClientFactory): Promise<ReconcileResult> {
     if (node === undefined && !this.scheduleEnabled) return {};
     const uid = pod.metadata?.uid ?? "";
     const since = this.since(key, uid, "Terminating");
@@ -646,7 +647,7 @@ export class PodLifecycleSimulator {
     if (now < due) return { requeueAfterMs: due - now };
     if (node !== undefined) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
     try {
-      await this.podsClient(pod.metadata?.namespace ?? "").delete(pod.metadata?.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid } });
+      await this.podsClient(pod.metadata?.namespace ?? "", client).delete(pod.metadata?.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
       // Already gone, or replaced by a new pod of the same name (UID precondition): done either way.
       if (!isNotFound(err) && !isConflict(err)) throw err;
@@ -655,7 +656,6 @@ export class PodLifecycleSimulator {
   }
 
   private event(pod: Pod, type: string, reason: string, message: string): void {
-    if (!this.recorder) return;
     const ref: ObjectReference = {
       apiVersion: "v1",
       kind: "Pod",

@@ -15,10 +15,7 @@ export function parseTime(t: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** metav1.Time as the API writes it: RFC 3339 with second precision. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+export { formatTime } from "../../apimachinery/time.js";
 
 /** The pod's Ready condition, if present. */
 export function getPodReadyCondition(pod: Pod): PodCondition | undefined {

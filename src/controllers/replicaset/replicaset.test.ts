@@ -2,14 +2,10 @@ import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../../apimachinery/errors.js";
-import type { KubeObject } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";
-import { FakeRecorder } from "../../events/broadcaster.js";
-import { SharedInformerFactory } from "../../informers/factory.js";
 import { DeletedFinalStateUnknown } from "../../informers/store.js";
-import { silentLogger } from "../../runtime/logging.js";
-import { FakeClient, type Action } from "../../testing/fakeclient.js";
-import { FakeClock } from "../../apimachinery/clock.js";
+import type { Action } from "../../testing/fakeclient.js";
+import { ControllerFixture } from "../../testing/fixture.js";
 import { ReplicaSetController } from "./replicaset.js";
 import { formatTime } from "./podutil.js";
 import { SLOW_START_INITIAL_BATCH_SIZE } from "./slowstart.js";
@@ -76,29 +72,18 @@ function withMeta(pod: Pod, meta: Record<string, string>): Pod {
 }
 
 function setup(burstReplicas?: number) {
-  const clock = new FakeClock();
-  const client = new FakeClient({ clock });
-  const informers = new SharedInformerFactory(client, { clock });
-  const recorder = new FakeRecorder();
-  const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger(), burstReplicas });
+  const f = new ControllerFixture();
+  const rsc = new ReplicaSetController(f.manager, { burstReplicas });
   /** Stores an object in the fake API and in the informer cache, as a synced informer would. */
-  const addRS = (rs: ReplicaSet): ReplicaSet => {
-    const stored = client.tracker.create(builtin.replicaSets, "default", rs as unknown as KubeObject) as unknown as ReplicaSet;
-    rsc.rsInformer.indexer.add(stored);
-    return stored;
-  };
-  const addPod = (pod: Pod): Pod => {
-    const stored = client.tracker.create(builtin.pods, "default", pod as unknown as KubeObject) as unknown as Pod;
-    rsc.podInformer.indexer.add(stored);
-    return stored;
-  };
+  const addRS = (rs: ReplicaSet): ReplicaSet => f.seed(builtin.replicaSets, rs)[0];
+  const addPod = (pod: Pod): Pod => f.seed(builtin.pods, pod)[0];
   /** Replaces the cached ReplicaSet with the stored one (after a status write). */
   const refreshRS = (name = "foobar"): ReplicaSet => {
-    const stored = client.tracker.get(builtin.replicaSets, "default", name) as unknown as ReplicaSet;
+    const stored = f.client.tracker.get(builtin.replicaSets, "default", name) as unknown as ReplicaSet;
     rsc.rsInformer.indexer.update(stored);
     return stored;
   };
-  return { clock, client, informers, recorder, rsc, addRS, addPod, refreshRS };
+  return { f, clock: f.clock, client: f.client, informers: f.informers, recorder: f.recorder, rsc, addRS, addPod, refreshRS };
 }
 
 const verbs = (actions: Action[]) => actions.map((a) => `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ""}`);
@@ -511,29 +496,16 @@ describe("ReplicaSetController event handlers", () => {
   });
 });
 
-describe("ReplicaSetController.run", () => {
+describe("the ReplicaSet controller running", () => {
   it("brings a ReplicaSet to its replica count through informers and workers", async () => {
-    const clock = new FakeClock();
-    const client = new FakeClient({ clock });
-    const informers = new SharedInformerFactory(client, { clock });
-    const recorder = new FakeRecorder();
-    const rsc = new ReplicaSetController({ client, informers, recorder, clock, logger: silentLogger() });
-    client.seed(builtin.replicaSets, newReplicaSet(3) as unknown as KubeObject);
-    const ac = new AbortController();
-    informers.start(ac.signal);
-    const done = rsc.run(ac.signal, 2);
-    for (let i = 0; i < 50 && client.tracker.list(builtin.pods, "default").length < 3; i++) await clock.advance(10);
-    for (let i = 0; i < 50; i++) {
-      const rs = client.tracker.get(builtin.replicaSets, "default", "foobar") as unknown as ReplicaSet;
-      if (rs.status?.replicas === 3) break;
-      await clock.advance(10);
-    }
-    ac.abort();
-    await done;
-    await informers.shutdown();
-    expect(client.tracker.list(builtin.pods, "default")).toHaveLength(3);
-    const rs = client.tracker.get(builtin.replicaSets, "default", "foobar") as unknown as ReplicaSet;
-    expect(rs.status).toMatchObject({ replicas: 3, observedGeneration: 1 });
-    expect(recorder.events.filter((e) => e.includes("SuccessfulCreate"))).toHaveLength(3);
+    const f = new ControllerFixture();
+    new ReplicaSetController(f.manager, { workers: 2 });
+    f.seedAPI(builtin.replicaSets, newReplicaSet(3));
+    await f.start();
+    const current = () => f.client.tracker.get(builtin.replicaSets, "default", "foobar") as unknown as ReplicaSet;
+    await f.eventually(() => f.client.tracker.list(builtin.pods, "default").length === 3 && current().status?.replicas === 3);
+    await f.stop();
+    expect(current().status).toMatchObject({ replicas: 3, observedGeneration: 1 });
+    expect(f.recorder.events.filter((e) => e.includes("SuccessfulCreate"))).toHaveLength(3);
   });
 });

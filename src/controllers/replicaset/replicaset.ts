@@ -13,6 +13,11 @@
  *   4. compute status and write it if it changed; requeue after minReadySeconds while pods are
  *      ready but not yet available.
  *
+ * Composed with the builder: watches(replicaSets) (its own key; a deletion — or a new UID under the
+ * same name — forgets the expectations first) and watches(pods) with upstream's addPod /
+ * updatePod / deletePod (observing expectations, and re-checking after minReadySeconds through the
+ * queue's addAfter). Pods are created and deleted through the reconcile's signal-bound client.
+ *
  * Invariant (expectations): between a sync that issues N creates (or deletes of pods P) and the
  * informer delivering those N pod additions (or P's deletions), the ReplicaSet is not managed
  * again — so a stale cache can never make it double-create or double-delete. Creates that fail or
@@ -21,10 +26,9 @@
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { Registry } from "prom-client";
 import type { Clock } from "../../apimachinery/clock.js";
-import { realClock } from "../../apimachinery/clock.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { deepEqual } from "../../apimachinery/equality.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";
 import { labelSelectorAsSelector, labelsEqual, type Selector } from "../../apimachinery/labels.js";
@@ -33,15 +37,16 @@ import { getControllerOf, newControllerRef } from "../../apimachinery/ownerrefs.
 import type { ResourceClient, ResourceClientFactory } from "../../client/interfaces.js";
 import { builtin } from "../../client/typed.js";
 import type { EventRecorder } from "../../events/broadcaster.js";
-import type { SharedInformerFactory } from "../../informers/factory.js";
 import { objectFromDeletion } from "../../informers/handlers.js";
 import type { Lister } from "../../informers/lister.js";
 import type { SharedIndexInformer } from "../../informers/sharedinformer.js";
 import { CONTROLLER_UID_INDEX, DeletedFinalStateUnknown } from "../../informers/store.js";
-import { Controller, type ReconcileResult } from "../../runtime/controller.js";
-import { ControllerRefManager, recheckDeletionTimestamp } from "../../runtime/controllerrefmanager.js";
+import type { Controller } from "../../runtime/controller.js";
+import { ControllerRefManager, recheckDeletionTimestamp, resolveControllerRef, selectingOwners } from "../../runtime/controllerrefmanager.js";
 import { UIDTrackingControllerExpectations } from "../../runtime/expectations.js";
-import { defaultLogger, type Logger } from "../../runtime/logging.js";
+import type { Logger } from "../../runtime/logging.js";
+import type { Manager } from "../../runtime/manager.js";
+import type { ReconcileResult } from "../../runtime/reconcile.js";
 import { hasNamespaceTerminatingCause, RealPodControl, type PodControl, type PodOwner } from "./podcontrol.js";
 import { filterActivePods, isPodReady, podKey } from "./podutil.js";
 import { getPodsToDelete } from "./ranking.js";
@@ -53,29 +58,27 @@ export const BURST_REPLICAS = 500;
 
 export const REPLICASET_GVK: GroupVersionKind = Object.freeze({ group: "apps", version: "v1", kind: "ReplicaSet" });
 
+/** kube-controller-manager's --concurrent-replicaset-syncs default. */
+export const DEFAULT_REPLICASET_WORKERS = 5;
+
 export interface ReplicaSetControllerOptions {
-  client: ResourceClientFactory;
-  /** Shared informers; the caller starts them (as kube-controller-manager does). */
-  informers: SharedInformerFactory;
-  /** Where SuccessfulCreate/SuccessfulDelete/FailedCreate/FailedDelete events go. */
-  recorder: EventRecorder;
-  clock?: Clock;
-  logger?: Logger;
   /** At most this many creates or deletes per sync (default 500). */
   burstReplicas?: number;
-  /** Where the controller's workqueue and reconcile metrics go (default: prom-client's global registry). */
-  registry?: Registry;
   /** Replaces the API-backed pod control (tests). */
   podControl?: PodControl;
+  /** Workers (default 5). */
+  workers?: number;
 }
 
 export class ReplicaSetController {
   readonly controller: Controller;
   readonly expectations: UIDTrackingControllerExpectations;
   readonly burstReplicas: number;
-  podControl: PodControl;
+  /** Set by tests to observe or fail pod creations and deletions; default: the API-backed one per sync. */
+  podControl: PodControl | undefined;
 
   private readonly client: ResourceClientFactory;
+  private readonly recorder: EventRecorder;
   private readonly clock: Clock;
   private readonly logger: Logger;
   readonly rsInformer: SharedIndexInformer<ReplicaSet>;
@@ -83,44 +86,35 @@ export class ReplicaSetController {
   private readonly rsLister: Lister<ReplicaSet>;
   private readonly podLister: Lister<Pod>;
 
-  constructor(opts: ReplicaSetControllerOptions) {
-    this.client = opts.client;
-    this.clock = opts.clock ?? realClock;
-    this.logger = (opts.logger ?? defaultLogger()).child({ controller: "replicaset" });
+  constructor(mgr: Manager, opts: ReplicaSetControllerOptions = {}) {
+    this.client = mgr.client;
+    this.clock = mgr.clock;
+    this.logger = mgr.logger.child({ controller: "replicaset" });
+    this.recorder = mgr.eventRecorder("replicaset-controller");
     this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
     this.expectations = new UIDTrackingControllerExpectations(this.clock);
-    this.podControl = opts.podControl ?? new RealPodControl(opts.client, opts.recorder);
+    this.podControl = opts.podControl;
 
-    this.rsInformer = opts.informers.forResource<ReplicaSet>(builtin.replicaSets);
-    this.podInformer = opts.informers.forResource<Pod>(builtin.pods);
+    this.rsInformer = mgr.informers.forResource(builtin.replicaSets);
+    this.podInformer = mgr.informers.forResource(builtin.pods);
     this.rsLister = this.rsInformer.lister();
     this.podLister = this.podInformer.lister();
 
-    this.rsInformer.addEventHandler({
-      onAdd: (rs) => this.addRS(rs),
-      onUpdate: (oldRS, curRS) => this.updateRS(oldRS, curRS),
-      onDelete: (obj) => this.deleteRS(obj),
-    });
-    this.podInformer.addEventHandler({
-      onAdd: (pod) => this.addPod(pod),
-      // Every pod change wakes its owner (status changes included): the sync reads only the cache.
-      onUpdate: (oldPod, curPod) => this.updatePod(oldPod, curPod),
-      onDelete: (obj) => this.deletePod(obj),
-    });
-
-    this.controller = new Controller({
-      name: "replicaset",
-      reconcile: async (key) => this.syncReplicaSet(key.toString()),
-      caches: [this.rsInformer, this.podInformer],
-      clock: this.clock,
-      logger: this.logger,
-      registry: opts.registry,
-    });
-  }
-
-  /** Runs `workers` workers until `signal` aborts (after the caches have synced). */
-  run(signal: AbortSignal, workers = 5): Promise<void> {
-    return this.controller.run(signal, workers);
+    this.controller = mgr
+      .controller("replicaset")
+      .watches(builtin.replicaSets, {
+        create: (e) => this.addRS(e.object),
+        update: (e) => this.updateRS(e.objectOld, e.objectNew),
+        delete: (e) => this.deleteRS(e.object),
+      })
+      .watches(builtin.pods, {
+        create: (e) => this.addPod(e.object),
+        // Every pod change wakes its owner (status changes included): the sync reads only the cache.
+        update: (e) => this.updatePod(e.objectOld, e.objectNew),
+        delete: (e) => this.deletePod(e.object),
+      })
+      .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_REPLICASET_WORKERS, eventSource: "replicaset-controller" })
+      .reconcile((req, ctx) => this.syncReplicaSet(req.toString(), ctx.client));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -128,33 +122,13 @@ export class ReplicaSetController {
 
   /** The ReplicaSet a controller reference points at, if it is in the cache with that UID. */
   resolveControllerRef(namespace: string, ref: OwnerReference): ReplicaSet | undefined {
-    // Looked up by name, then checked by UID; a reference of another kind is not ours.
-    if (ref.kind !== REPLICASET_GVK.kind) return undefined;
-    let rs: ReplicaSet;
-    try {
-      rs = this.rsLister.namespace(namespace).get(ref.name);
-    } catch {
-      return undefined;
-    }
-    return rs.metadata?.uid === ref.uid ? rs : undefined;
+    return resolveControllerRef(this.rsLister, namespace, ref, REPLICASET_GVK.kind);
   }
 
   /** The ReplicaSets in the pod's namespace whose selector matches its labels (GetPodReplicaSets). */
   getPodReplicaSets(pod: Pod): ReplicaSet[] {
     const labels = pod.metadata?.labels ?? {};
-    if (Object.keys(labels).length === 0) return [];
-    const out: ReplicaSet[] = [];
-    for (const rs of this.rsLister.namespace(pod.metadata?.namespace ?? "").list()) {
-      let sel: Selector;
-      try {
-        sel = labelSelectorAsSelector(rs.spec?.selector);
-      } catch {
-        continue;
-      }
-      // A nil or empty selector matches nothing here, not everything.
-      if (sel.empty() || !sel.matches(labels)) continue;
-      out.push(rs);
-    }
+    const out = selectingOwners(this.rsLister.namespace(pod.metadata?.namespace ?? "").list(), labels);
     if (out.length > 1) {
       this.logger.error({ pod: metaNamespaceKey(pod), labels }, "user error: more than one ReplicaSet is selecting pods with these labels");
     }
@@ -215,7 +189,7 @@ export class ReplicaSetController {
     }
     const curRef = getControllerOf(curPod);
     const oldRef = getControllerOf(oldPod);
-    const refChanged = !semanticEqual(curRef, oldRef);
+    const refChanged = !deepEqual(curRef, oldRef);
     if (refChanged && oldRef) {
       const old = this.resolveControllerRef(oldPod.metadata?.namespace ?? "", oldRef);
       if (old) this.controller.enqueue(metaNamespaceKey(old));
@@ -255,17 +229,13 @@ export class ReplicaSetController {
   // ---------------------------------------------------------------------------------------------
   // Sync
 
-  private rsClient(namespace: string): ResourceClient<ReplicaSet> {
-    return this.client.resource<ReplicaSet>(builtin.replicaSets, namespace);
-  }
-
   /**
-   * Brings one ReplicaSet ("ns/name") toward its spec and writes its status. Rejects when pods
-   * could not be created/deleted (after writing status) or status could not be written; the
-   * worker then retries with backoff. Must not run concurrently for the same key (the queue
-   * guarantees it).
+   * Brings one ReplicaSet ("ns/name") toward its spec and writes its status, through `client` (the
+   * reconcile's, bound to its signal; the manager's by default). Rejects when pods could not be
+   * created/deleted (after writing status) or status could not be written; the worker then
+   * retries with backoff. Must not run concurrently for the same key (the queue guarantees it).
    */
-  async syncReplicaSet(key: string): Promise<ReconcileResult> {
+  async syncReplicaSet(key: string, client: ResourceClientFactory = this.client): Promise<ReconcileResult> {
     const started = this.clock.now();
     const { namespace, name } = ObjectName.parse(key);
     try {
@@ -294,12 +264,12 @@ export class ReplicaSetController {
       // Every pod of the namespace, so that owned pods that stopped matching get released.
       const allPods = this.podLister.namespace(namespace).list();
       const active = filterActivePods(allPods);
-      const filteredPods = await this.claimPods(rs, selector, active);
+      const filteredPods = await this.claimPods(rs, selector, active, client);
 
       let manageErr: unknown;
       if (rsNeedsSync && !rs.metadata?.deletionTimestamp) {
         try {
-          await this.manageReplicas(filteredPods, rs);
+          await this.manageReplicas(filteredPods, rs, this.podControl ?? new RealPodControl(client, this.recorder));
         } catch (err) {
           manageErr = err;
         }
@@ -307,7 +277,8 @@ export class ReplicaSetController {
 
       const copy = deepCopy(rs);
       const newStatus = calculateStatus(copy, filteredPods, manageErr, this.clock.now());
-      const updated = await updateReplicaSetStatus(this.rsClient(namespace), copy, newStatus);
+      const rsClient: ResourceClient<ReplicaSet> = client.resource(builtin.replicaSets, namespace);
+      const updated = await updateReplicaSetStatus(rsClient, copy, newStatus);
 
       if (manageErr !== undefined) throw manageErr;
       // Last line of defence against clock skew: look again once the ready pods should be available.
@@ -322,11 +293,11 @@ export class ReplicaSetController {
     }
   }
 
-  private async claimPods(rs: ReplicaSet, selector: Selector, pods: Pod[]): Promise<Pod[]> {
+  private async claimPods(rs: ReplicaSet, selector: Selector, pods: Pod[], client: ResourceClientFactory): Promise<Pod[]> {
     const namespace = rs.metadata?.namespace ?? "";
     const name = rs.metadata?.name ?? "";
     const uid = rs.metadata?.uid ?? "";
-    const rsClient = this.rsClient(namespace);
+    const rsClient = client.resource(builtin.replicaSets, namespace);
     // Before adopting, re-read the ReplicaSet from the API (not the cache) to be sure it is
     // neither gone nor being deleted (#42639).
     const canAdopt = recheckDeletionTimestamp(async () => {
@@ -337,14 +308,14 @@ export class ReplicaSetController {
       owner: rs,
       ownerGVK: REPLICASET_GVK,
       selector,
-      client: this.client.resource<Pod>(builtin.pods, namespace),
+      client: client.resource(builtin.pods, namespace),
       canAdopt,
     });
     return mgr.claim(pods);
   }
 
   /** Creates or deletes pods so that `filteredPods` moves toward spec.replicas. Never mutates its inputs. */
-  private async manageReplicas(filteredPods: readonly Pod[], rs: ReplicaSet): Promise<void> {
+  private async manageReplicas(filteredPods: readonly Pod[], rs: ReplicaSet, podControl: PodControl): Promise<void> {
     const key = metaNamespaceKey(rs);
     const namespace = rs.metadata?.namespace ?? "";
     const desired = rs.spec?.replicas ?? 1;
@@ -359,7 +330,7 @@ export class ReplicaSetController {
       const ref = newControllerRef(rs, REPLICASET_GVK);
       const { successes, error } = await slowStartBatch(n, SLOW_START_INITIAL_BATCH_SIZE, async () => {
         try {
-          await this.podControl.createPods(namespace, rs.spec?.template, owner, ref);
+          await podControl.createPods(namespace, rs.spec?.template, owner, ref);
         } catch (err) {
           // In a terminating namespace every create fails; there is nothing to do about it.
           if (hasNamespaceTerminatingCause(err)) return;
@@ -388,7 +359,7 @@ export class ReplicaSetController {
       await Promise.all(
         toDelete.map(async (pod) => {
           try {
-            await this.podControl.deletePod(namespace, pod.metadata?.name ?? "", owner);
+            await podControl.deletePod(namespace, pod.metadata?.name ?? "", owner);
           } catch (err) {
             // This deletion will not be observed (or already was): stop waiting for it.
             this.expectations.deletionObserved(key, podKey(pod));

@@ -4,7 +4,8 @@
  */
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { deepCopy, semanticEqual } from "../../apimachinery/deepcopy.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectorFromValidatedSet } from "../../apimachinery/labels.js";
 import type { ResourceClient } from "../../client/interfaces.js";
 import { errorMessage } from "./podcontrol.js";

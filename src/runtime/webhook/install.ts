@@ -15,8 +15,8 @@
  * Writes are server-side applies (field manager `kubeloop-webhook-installer`, forced), so
  * installing again updates in place.
  */
-import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
 import type { ResourceClientFactory, ResourceDescriptor } from "../../client/interfaces.js";
+import { builtin } from "../../client/typed.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CONVERSION_PATH, type RegisteredAdmissionWebhook, type WebhookServer } from "./server.js";
 
@@ -34,7 +34,6 @@ export const validatingWebhookConfigurations: ResourceDescriptor = {
   kind: "ValidatingWebhookConfiguration",
   namespaced: false,
 };
-const customResourceDefinitions: ResourceDescriptor = { group: "apiextensions.k8s.io", version: "v1", resource: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false };
 
 const FIELD_MANAGER = "kubeloop-webhook-installer";
 
@@ -130,7 +129,7 @@ export async function installWebhookConfigurations(client: ResourceClientFactory
       : { service: null, url: `${requireURL(server)}${CONVERSION_PATH}` };
     if (caBundle) clientConfig.caBundle = caBundle;
     await client
-      .resource<CustomResourceDefinition>(customResourceDefinitions)
+      .resource(builtin.customResourceDefinitions)
       .patch(name, "merge", { spec: { conversion: { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig } } } }, { fieldManager: FIELD_MANAGER, signal: opts.signal });
     result.crds.push(name);
   }

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * Generates src/apimachinery/semantickeys.ts from the Kubernetes 1.36 structured-merge-diff schema
+ * (/work/shared/k8s-api-1.36/smd-schema.yaml, or the path given with --schema).
+ *
+ * apimachinery's equality.Semantic compares resource.Quantity values by amount and metav1.Time /
+ * MicroTime values by instant; JSON carries both as strings. semanticEqual applies those rules by
+ * field name and JSON shape, without a schema at run time. This script lists, per shape, the
+ * names for which that is safe in every built-in type where the name occurs:
+ * - a scalar under one of QUANTITY_FIELDS is a Quantity wherever that name holds a string;
+ * - an object under one of QUANTITY_MAP_FIELDS is a map of Quantities wherever that name holds an
+ *   object with string values (`limits` is also a list in LimitRangeSpec: a list never meets the
+ *   rule);
+ * - a scalar under one of TIME_FIELDS is a Time wherever that name holds a string.
+ * A name that holds a Quantity in one type and another string in another (`value`: EnvVar) is
+ * left out and compares as a string.
+ *
+ * Usage:  node scripts/semantic/generate.mjs [--schema PATH]
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = process.argv.slice(2);
+const schemaPath = args.includes("--schema") ? args[args.indexOf("--schema") + 1] : "/work/shared/k8s-api-1.36/smd-schema.yaml";
+const out = join(root, "src", "apimachinery", "semantickeys.ts");
+
+const QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+const TIMES = new Set(["io.k8s.apimachinery.pkg.apis.meta.v1.Time", "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"]);
+
+const doc = parse(readFileSync(schemaPath, "utf8"));
+const types = new Map((doc.types ?? []).map((t) => [t.name, t]));
+
+/** Whether a struct type has a direct string field (a value a Quantity comparison could misread). */
+function hasStringField(typeName) {
+  const t = types.get(typeName);
+  if (!t?.map) return true; // unknown or untyped: assume it may hold strings
+  return (t.map.fields ?? []).some((f) => {
+    const ft = f.type ?? {};
+    if (ft.scalar) return ft.scalar === "string";
+    if (ft.namedType) return !types.get(ft.namedType)?.map && !types.get(ft.namedType)?.list; // a named scalar
+    return false;
+  });
+}
+
+/**
+ * What one field can hold, by JSON shape: a scalar ("quantity", "time", "string", "number") or an
+ * object ("quantityMap", "risky" when it may hold other strings, "safe" otherwise); lists never
+ * meet these rules.
+ */
+function classify(type) {
+  const t = type ?? {};
+  if (t.namedType === QUANTITY) return { shape: "scalar", cls: "quantity" };
+  if (TIMES.has(t.namedType)) return { shape: "scalar", cls: "time" };
+  if (t.scalar) return { shape: "scalar", cls: t.scalar === "string" ? "string" : "number" };
+  if (t.list) return { shape: "list", cls: "list" };
+  if (t.map) {
+    const e = t.map.elementType ?? {};
+    if (e.namedType === QUANTITY) return { shape: "object", cls: "quantityMap" };
+    if (e.scalar) return { shape: "object", cls: e.scalar === "string" ? "risky" : "safe" };
+    return { shape: "object", cls: "safe" }; // a map of objects or lists: values never compare as quantities
+  }
+  if (t.namedType) {
+    const named = types.get(t.namedType);
+    if (named?.list) return { shape: "list", cls: "list" };
+    if (named?.map) return { shape: "object", cls: hasStringField(t.namedType) ? "risky" : "safe" };
+    if (named?.scalar) return { shape: "scalar", cls: named.scalar === "string" ? "string" : "number" };
+    return { shape: "scalar", cls: "string" }; // untyped: may be anything
+  }
+  return { shape: "scalar", cls: "string" };
+}
+
+/** field name → classes seen, per JSON shape */
+const seen = new Map();
+for (const t of doc.types ?? []) {
+  for (const f of t.map?.fields ?? []) {
+    const { shape, cls } = classify(f.type);
+    if (!seen.has(f.name)) seen.set(f.name, { scalar: new Set(), object: new Set(), list: new Set() });
+    seen.get(f.name)[shape].add(cls);
+  }
+}
+/** Names where `shape` values include `want` and never a class in `risky`. */
+const pick = (shape, want, risky) =>
+  [...seen].filter(([, s]) => s[shape].has(want) && ![...s[shape]].some((c) => risky.includes(c))).map(([n]) => n).sort();
+const quantity = pick("scalar", "quantity", ["string", "time"]);
+const quantityMap = pick("object", "quantityMap", ["risky"]);
+const time = pick("scalar", "time", ["string", "quantity"]);
+const ambiguous = [...seen]
+  .filter(([n, s]) => (s.scalar.has("quantity") && !quantity.includes(n)) || (s.object.has("quantityMap") && !quantityMap.includes(n)) || (s.scalar.has("time") && !time.includes(n)))
+  .map(([n]) => n)
+  .sort();
+
+const list = (xs) => xs.map((x) => `  ${JSON.stringify(x)},`).join("\n");
+const text = `// Generated by scripts/semantic/generate.mjs from the Kubernetes 1.36 structured-merge-diff
+// schema (client-go applyconfigurations). Do not edit by hand: re-run the script.
+//
+// JSON field names whose string values (scalar, or the values of an object) are, in every
+// built-in type where that name holds a string, a resource.Quantity or a metav1.Time/MicroTime.
+// Names that also hold other strings are left out:
+// ${ambiguous.map((n) => JSON.stringify(n)).join(", ")}.
+
+/** Fields whose scalar value is a Quantity. */
+export const QUANTITY_FIELDS: ReadonlySet<string> = new Set([
+${list(quantity)}
+]);
+
+/** Fields whose object value is a map of Quantities (a ResourceList). */
+export const QUANTITY_MAP_FIELDS: ReadonlySet<string> = new Set([
+${list(quantityMap)}
+]);
+
+/** Fields whose scalar value is a Time or MicroTime. */
+export const TIME_FIELDS: ReadonlySet<string> = new Set([
+${list(time)}
+]);
+`;
+writeFileSync(out, text);
+console.log(`wrote ${out}: ${quantity.length} quantity, ${quantityMap.length} quantity-map, ${time.length} time fields; ${ambiguous.length} ambiguous left out`);
