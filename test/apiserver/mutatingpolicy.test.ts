@@ -116,10 +116,11 @@ describe("MutatingAdmissionPolicy", () => {
       }),
       binding("annotate-b", "annotate", { paramRef: { name: "owner", parameterNotFoundAction: "Deny" } }),
     );
-    const r = await t.post(CM(), configMap("c1", {}, { keep: "yes" }));
+    // data must be non-empty: decoded as Go does, an empty map is omitted (omitempty) before admission.
+    const r = await t.post(CM(), configMap("c1", { x: "1" }, { keep: "yes" }));
     expect(r.status).toBe(201);
     expect(r.body.metadata.labels).toEqual({ keep: "yes", "example.com/team": "payments" });
-    expect(r.body.data).toEqual({ op: "CREATE" });
+    expect(r.body.data).toEqual({ x: "1", op: "CREATE" });
     // A patch that does not apply is an error; a missing param is a configuration error (reason Forbidden).
     await t.patch(`${MAP}/annotate`, { spec: { mutations: [jsonPatch(`[JSONPatch{op: "replace", path: "/data/missing", value: "x"}]`)] } });
     const bad = await t.post(CM(), configMap("c2"));
