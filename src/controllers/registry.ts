@@ -10,6 +10,7 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
+import { JobController } from "./job/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -33,6 +34,8 @@ export interface ControllerSetupOptions {
 export const DEFAULT_WORKERS = Object.freeze({
   deployment: 5,
   replicaset: 5,
+  // batch: --concurrent-job-syncs
+  job: 5,
   garbagecollector: 20,
   endpoints: 5,
   podlifecycle: 4,
@@ -45,6 +48,7 @@ export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
 export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.freeze([
   "deployment",
   "replicaset",
+  "job",
   "garbagecollector",
   "podlifecycle",
   "endpoints",
@@ -71,6 +75,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "replicaset":
       new ReplicaSetController(mgr, { workers });
+      return;
+    case "job":
+      new JobController(mgr, { workers });
       return;
     case "garbagecollector":
       if (!opts.discovery) throw new ControllerSetupError("the garbage collector needs a discovery source");
