@@ -100,7 +100,7 @@ describe("kubeloop CLI", () => {
   it("controller rejects an unknown controller name", async () => {
     const a = io(new Promise(() => {}));
     expect(await runCli(["controller", "nope"], a)).toBe(1);
-    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, garbagecollector, endpoints, podlifecycle, application');
+    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, job, garbagecollector, endpoints, podlifecycle, application');
   });
 
   it("serves https by default, with a kubeconfig that verifies the CA", async () => {

@@ -14,6 +14,7 @@ import { JobController } from "./job/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
+import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
 /** What the controllers may need beyond the manager. */
 export interface ControllerSetupOptions {
@@ -54,6 +55,33 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "endpoints",
   "application",
 ]);
+
+/**
+ * The resources a controller cannot run without. As kube-controller-manager (which starts a
+ * controller only when its resources are in ctx.AvailableResources), a controller whose resources
+ * the server does not serve is skipped — its informers would never sync.
+ */
+export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, readonly GroupVersionResource[]>>> = Object.freeze({
+  job: [{ group: "batch", version: "v1", resource: "jobs" }],
+});
+
+/** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
+export interface ResourceDiscovery {
+  serverGroupsAndResources(signal?: AbortSignal): Promise<{ resources: ReadonlyArray<{ group: string; version: string; resource: string }> }>;
+}
+
+/** Why `name` cannot run against this server ("batch/v1 jobs is not served"), or undefined when it can. */
+export async function missingResources(name: BuiltinControllerName, discovery: ResourceDiscovery, signal?: AbortSignal): Promise<string | undefined> {
+  const needed = REQUIRED_RESOURCES[name] ?? [];
+  if (needed.length === 0) return undefined;
+  const { resources } = await discovery.serverGroupsAndResources(signal);
+  for (const r of needed) {
+    if (!resources.some((s) => s.group === r.group && s.version === r.version && s.resource === r.resource)) {
+      return `${r.group ? `${r.group}/` : ""}${r.version} ${r.resource} is not served`;
+    }
+  }
+  return undefined;
+}
 
 export function isBuiltinControllerName(n: string): n is BuiltinControllerName {
   return Object.hasOwn(DEFAULT_WORKERS, n);
