@@ -11,6 +11,7 @@ import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
+import { CronJobController } from "./cronjob/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -37,6 +38,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   replicaset: 5,
   // batch: --concurrent-job-syncs
   job: 5,
+  // --concurrent-cron-job-syncs
+  cronjob: 5,
   garbagecollector: 20,
   endpoints: 5,
   podlifecycle: 4,
@@ -50,6 +53,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "deployment",
   "replicaset",
   "job",
+  "cronjob",
   "garbagecollector",
   "podlifecycle",
   "endpoints",
@@ -63,6 +67,10 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
  */
 export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, readonly GroupVersionResource[]>>> = Object.freeze({
   job: [{ group: "batch", version: "v1", resource: "jobs" }],
+  cronjob: [
+    { group: "batch", version: "v1", resource: "cronjobs" },
+    { group: "batch", version: "v1", resource: "jobs" },
+  ],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -106,6 +114,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "job":
       new JobController(mgr, { workers });
+      return;
+    case "cronjob":
+      new CronJobController(mgr, { workers });
       return;
     case "garbagecollector":
       if (!opts.discovery) throw new ControllerSetupError("the garbage collector needs a discovery source");
