@@ -12,6 +12,7 @@ import { EndpointsController } from "./endpoints/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
+import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -40,6 +41,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   job: 5,
   // --concurrent-cron-job-syncs
   cronjob: 5,
+  // --concurrent-ttl-after-finished-syncs
+  ttlafterfinished: 5,
   garbagecollector: 20,
   endpoints: 5,
   podlifecycle: 4,
@@ -54,6 +57,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "replicaset",
   "job",
   "cronjob",
+  "ttlafterfinished",
   "garbagecollector",
   "podlifecycle",
   "endpoints",
@@ -71,6 +75,7 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "batch", version: "v1", resource: "cronjobs" },
     { group: "batch", version: "v1", resource: "jobs" },
   ],
+  ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -117,6 +122,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "cronjob":
       new CronJobController(mgr, { workers });
+      return;
+    case "ttlafterfinished":
+      new TTLAfterFinishedController(mgr, { workers });
       return;
     case "garbagecollector":
       if (!opts.discovery) throw new ControllerSetupError("the garbage collector needs a discovery source");
