@@ -9,7 +9,7 @@ import type { TypedObject } from "../apimachinery/types.js";
 import { KubeClient } from "../client/kubeclient.js";
 import { ConfigError } from "../client/errors.js";
 import { apiBinder } from "../controllers/podlifecycle/index.js";
-import { DEFAULT_WORKERS, isBuiltinControllerName, setupController, type BuiltinControllerName } from "../controllers/registry.js";
+import { ControllerSetupError, DEFAULT_WORKERS, isBuiltinControllerName, missingResources, setupController, type BuiltinControllerName } from "../controllers/registry.js";
 import { createLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
@@ -108,6 +108,11 @@ export async function runController(name: RunnableControllerName, opts: Controll
     logger,
     clock: opts.clock,
   });
+  const missing = await missingResources(name, client.discoveryClient);
+  if (missing) {
+    await client.close();
+    throw new ControllerSetupError(`controller ${name} cannot run against this server: ${missing}`);
+  }
   setupController(manager, name, { workers: opts.workers, discovery: client.discoveryClient, binder: apiBinder(client) });
   try {
     await manager.start(stop);

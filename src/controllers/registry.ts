@@ -10,9 +10,13 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
+import { JobController } from "./job/index.js";
+import { CronJobController } from "./cronjob/index.js";
+import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
+import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
 /** What the controllers may need beyond the manager. */
 export interface ControllerSetupOptions {
@@ -33,6 +37,12 @@ export interface ControllerSetupOptions {
 export const DEFAULT_WORKERS = Object.freeze({
   deployment: 5,
   replicaset: 5,
+  // batch: --concurrent-job-syncs
+  job: 5,
+  // --concurrent-cron-job-syncs
+  cronjob: 5,
+  // --concurrent-ttl-after-finished-syncs
+  ttlafterfinished: 5,
   garbagecollector: 20,
   endpoints: 5,
   podlifecycle: 4,
@@ -45,11 +55,46 @@ export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
 export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.freeze([
   "deployment",
   "replicaset",
+  "job",
+  "cronjob",
+  "ttlafterfinished",
   "garbagecollector",
   "podlifecycle",
   "endpoints",
   "application",
 ]);
+
+/**
+ * The resources a controller cannot run without. As kube-controller-manager (which starts a
+ * controller only when its resources are in ctx.AvailableResources), a controller whose resources
+ * the server does not serve is skipped — its informers would never sync.
+ */
+export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, readonly GroupVersionResource[]>>> = Object.freeze({
+  job: [{ group: "batch", version: "v1", resource: "jobs" }],
+  cronjob: [
+    { group: "batch", version: "v1", resource: "cronjobs" },
+    { group: "batch", version: "v1", resource: "jobs" },
+  ],
+  ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
+});
+
+/** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
+export interface ResourceDiscovery {
+  serverGroupsAndResources(signal?: AbortSignal): Promise<{ resources: ReadonlyArray<{ group: string; version: string; resource: string }> }>;
+}
+
+/** Why `name` cannot run against this server ("batch/v1 jobs is not served"), or undefined when it can. */
+export async function missingResources(name: BuiltinControllerName, discovery: ResourceDiscovery, signal?: AbortSignal): Promise<string | undefined> {
+  const needed = REQUIRED_RESOURCES[name] ?? [];
+  if (needed.length === 0) return undefined;
+  const { resources } = await discovery.serverGroupsAndResources(signal);
+  for (const r of needed) {
+    if (!resources.some((s) => s.group === r.group && s.version === r.version && s.resource === r.resource)) {
+      return `${r.group ? `${r.group}/` : ""}${r.version} ${r.resource} is not served`;
+    }
+  }
+  return undefined;
+}
 
 export function isBuiltinControllerName(n: string): n is BuiltinControllerName {
   return Object.hasOwn(DEFAULT_WORKERS, n);
@@ -71,6 +116,15 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "replicaset":
       new ReplicaSetController(mgr, { workers });
+      return;
+    case "job":
+      new JobController(mgr, { workers });
+      return;
+    case "cronjob":
+      new CronJobController(mgr, { workers });
+      return;
+    case "ttlafterfinished":
+      new TTLAfterFinishedController(mgr, { workers });
       return;
     case "garbagecollector":
       if (!opts.discovery) throw new ControllerSetupError("the garbage collector needs a discovery source");

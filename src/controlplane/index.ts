@@ -16,7 +16,7 @@ import { startApiServer, type RunningApiServer, type StartApiServerOptions } fro
 import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
 import { apiBinder } from "../controllers/podlifecycle/index.js";
-import { BUILTIN_CONTROLLERS, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
+import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
@@ -78,6 +78,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   if (enabled.has("application")) await installApplicationCRD(client);
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;
+    const missing = await missingResources(name, client.discoveryClient);
+    if (missing) {
+      logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
+      continue;
+    }
     setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
   }
 

@@ -20,3 +20,6 @@ export type { NodeUsage, ScheduleResult, Resources } from "./scheduler.js";
 export { observeStage, assignedNode } from "./podstatus.js";
 export type { Stage } from "./podstatus.js";
 export { apiBinder } from "./binder.js";
+export { programOf, podPrograms, annotationProgram, EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, InvalidProgramAnnotationError } from "./programs.js";
+export type { Program, PodPrograms } from "./programs.js";
+export { containerBackOffMs, CONTAINER_BACKOFF_INITIAL_MS, CONTAINER_BACKOFF_MAX_MS } from "./workload.js";

@@ -79,7 +79,7 @@ export function setCondition(conds: PodCondition[], type: string, status: string
 
 const conditionOrder = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
 
-function ordered(conds: PodCondition[]): PodCondition[] {
+export function ordered(conds: PodCondition[]): PodCondition[] {
   const rank = (t: string) => {
     const i = conditionOrder.indexOf(t);
     return i < 0 ? conditionOrder.length : i;
@@ -87,17 +87,17 @@ function ordered(conds: PodCondition[]): PodCondition[] {
   return [...conds].sort((a, b) => rank(a.type) - rank(b.type));
 }
 
-function notReadyMessage(containers: readonly Container[]): string {
+export function notReadyMessage(containers: readonly Container[]): string {
   return `containers with unready status: [${containers.map((c) => c.name).join(" ")}]`;
 }
 
-interface Placement {
+export interface Placement {
   hostIP: string;
   podIP?: string;
   nowMs: number;
 }
 
-function baseStatus(pod: Pod, p: Placement): PodStatus {
+export function baseStatus(pod: Pod, p: Placement): PodStatus {
   const prev = pod.status ?? {};
   const s: PodStatus = deepCopy(prev);
   s.hostIP = p.hostIP;

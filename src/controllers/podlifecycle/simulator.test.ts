@@ -423,3 +423,142 @@ describe("running on the manager", () => {
     await f.stop();
   });
 });
+
+describe("pods that finish (programs)", () => {
+  function jobPod(name: string, o: { command?: string[]; restartPolicy?: string; annotations?: Record<string, string>; init?: Array<{ name: string; command: string[] }> } = {}): Pod {
+    const p = newPod(name, { image: "busybox", annotations: o.annotations });
+    p.spec!.containers[0].command = o.command;
+    p.spec!.restartPolicy = o.restartPolicy ?? "Never";
+    if (o.init) p.spec!.initContainers = o.init.map((c) => ({ name: c.name, image: "busybox", command: c.command }));
+    return p;
+  }
+  /** Reconciles the pod, stepping the fake clock to each requested time, until it stops asking. */
+  async function runToEnd(h: ReturnType<typeof setup>, key: string, limitMs = 3_600_000) {
+    const start = h.clock.now();
+    for (let i = 0; i < 200; i++) {
+      const r = await h.settle(key);
+      if (r.requeueAfterMs === undefined) return;
+      if (h.clock.now() - start > limitMs) return;
+      h.clock.step(r.requeueAfterMs);
+    }
+    throw new Error("did not finish");
+  }
+
+  it("sh -c 'exit 0' under Never: Succeeded, terminated Completed, PodCompleted conditions", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(jobPod("ok", { command: ["sh", "-c", "exit 0"] }));
+    await runToEnd(h, "default/ok");
+    const pod = h.getPod("ok");
+    expect(pod.status?.phase).toBe("Succeeded");
+    const cs = pod.status?.containerStatuses?.[0];
+    expect(cs).toMatchObject({ ready: false, started: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: "Completed" } } });
+    expect(cs?.state?.terminated?.containerID).toMatch(/^containerd:\/\//);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "PodCompleted" });
+    expect(pod.status?.conditions?.find((c) => c.type === "PodReadyToStartContainers")?.status).toBe("False");
+    expect(h.recorder.events).toContain("Normal Started Started container app");
+  });
+
+  it("runs for the simulated duration on the clock, then fails with the exit code (annotations)", async () => {
+    const h = setup({ delays: { containerCreating: 100, running: 200 } });
+    await h.registerNodes();
+    h.addPod(jobPod("bad", { annotations: { "sim.kubeloop.dev/exit-code": "3", "sim.kubeloop.dev/run-seconds": "30" } }));
+    const t0 = h.clock.now();
+    await runToEnd(h, "default/bad");
+    const pod = h.getPod("bad");
+    expect(pod.status?.phase).toBe("Failed");
+    expect(pod.status?.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
+    // containerCreating + running delays, then 30 s of running.
+    expect(h.clock.now() - t0).toBe(100 + 200 + 30_000);
+    const t = pod.status?.containerStatuses?.[0].state?.terminated;
+    expect(Date.parse(t?.finishedAt ?? "") - Date.parse(t?.startedAt ?? "")).toBe(30_000);
+  });
+
+  it("OnFailure restarts a failing container with back-off 0, 10 s, 20 s … in CrashLoopBackOff, pod Running", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(jobPod("crash", { command: ["sh", "-c", "sleep 1; exit 1"], restartPolicy: "OnFailure" }));
+    const restartsAt: number[] = [];
+    const t0 = h.clock.now();
+    let last = 0;
+    for (let i = 0; i < 100 && restartsAt.length < 4; i++) {
+      const r = await h.settle("default/crash");
+      const cs = h.getPod("crash").status?.containerStatuses?.[0];
+      if ((cs?.restartCount ?? 0) > last) {
+        last = cs?.restartCount ?? 0;
+        restartsAt.push(h.clock.now() - t0);
+      }
+      h.clock.step(r.requeueAfterMs ?? 0);
+    }
+    // Runs 1 s each time; restart 1 at once, then 10 s, 20 s, 40 s of back-off.
+    expect(restartsAt).toEqual([1000, 1000 + 1000 + 10_000, 12_000 + 1000 + 20_000, 33_000 + 1000 + 40_000]);
+    const pod = h.getPod("crash");
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.containerStatuses?.[0].lastState?.terminated).toMatchObject({ exitCode: 1, reason: "Error" });
+    // After the 5th exit, the container waits in CrashLoopBackOff with 80 s.
+    h.clock.step(1000);
+    await h.settle("default/crash");
+    const cs = h.getPod("crash").status?.containerStatuses?.[0];
+    expect(cs?.state?.waiting?.reason).toBe("CrashLoopBackOff");
+    expect(cs?.state?.waiting?.message).toMatch(/^back-off 1m20s restarting failed container=app pod=crash_default\(/);
+    expect(h.recorder.events.filter((e) => e.startsWith("Warning BackOff")).length).toBeGreaterThan(0);
+  });
+
+  it("OnFailure: a container that exits 0 ends the pod Succeeded", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(jobPod("done", { command: ["sleep", "5"], restartPolicy: "OnFailure" }));
+    await runToEnd(h, "default/done");
+    expect(h.getPod("done").status?.phase).toBe("Succeeded");
+  });
+
+  it("Always restarts even a container that exits 0", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(jobPod("again", { command: ["true"], restartPolicy: "Always" }));
+    await runToEnd(h, "default/again", 60_000);
+    const pod = h.getPod("again");
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.containerStatuses?.[0].restartCount).toBeGreaterThanOrEqual(3);
+  });
+
+  it("runs init containers in order before the containers; a failing one fails the pod under Never", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(jobPod("init", { command: ["true"], init: [{ name: "one", command: ["sleep", "2"] }, { name: "two", command: ["sleep", "3"] }] }));
+    await h.settle("default/init");
+    expect(h.getPod("init").status?.initContainerStatuses?.map((s) => Object.keys(s.state ?? {})[0])).toEqual(["running", "waiting"]);
+    expect(h.getPod("init").status?.containerStatuses?.[0].state?.waiting?.reason).toBe("PodInitializing");
+    expect(h.getPod("init").status?.conditions?.find((c) => c.type === "Initialized")).toMatchObject({
+      status: "False",
+      reason: "ContainersNotInitialized",
+      message: "containers with incomplete status: [one two]",
+    });
+    h.clock.step(2000);
+    await h.settle("default/init");
+    expect(h.getPod("init").status?.initContainerStatuses?.map((s) => Object.keys(s.state ?? {})[0])).toEqual(["terminated", "running"]);
+    expect(h.getPod("init").status?.phase).toBe("Pending");
+    await runToEnd(h, "default/init");
+    const pod = h.getPod("init");
+    expect(pod.status?.phase).toBe("Succeeded");
+    const t = (n: number) => Date.parse(pod.status?.initContainerStatuses?.[n].state?.terminated?.finishedAt ?? "");
+    expect(t(1) - t(0)).toBe(3000);
+
+    h.addPod(jobPod("badinit", { command: ["true"], init: [{ name: "one", command: ["false"] }] }));
+    await runToEnd(h, "default/badinit");
+    const bad = h.getPod("badinit");
+    expect(bad.status?.phase).toBe("Failed");
+    expect(bad.status?.containerStatuses?.[0].state?.waiting?.reason).toBe("PodInitializing");
+  });
+
+  it("leaves pods without finite programs running forever", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(newPod("web"));
+    await runToEnd(h, "default/web");
+    h.clock.step(3_600_000);
+    await h.settle("default/web");
+    expect(h.getPod("web").status?.phase).toBe("Running");
+    expect(observeStage(h.getPod("web"))).toBe("Ready");
+  });
+});

@@ -3,7 +3,10 @@
  * without real nodes — the embedded API server above all.
  *
  * It keeps `nodes` fake nodes registered and healthy, binds pending pods to the least loaded node
- * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault), and
+ * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault) —
+ * or, for pods whose containers finish (programs.ts: `sh -c "exit 1"`, `sleep N`, the
+ * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations), through init containers, runs,
+ * exits, restarts with the kubelet's back-off and a Succeeded/Failed phase (workload.ts) — and
  * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
  * has passed, scaled by `speedFactor`).
  *
@@ -75,9 +78,10 @@ import {
   readySince,
   runningStatus,
   unschedulableStatus,
-  type Stage,
 } from "./podstatus.js";
+import { podPrograms, type PodPrograms } from "./programs.js";
 import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
+import { stepWorkload, workloadCreatingStatus, workloadNotStarted, type ContainerTimes } from "./workload.js";
 
 /** Delays between stages, in milliseconds. */
 export interface PodLifecycleDelays {
@@ -135,7 +139,8 @@ export interface PodLifecycleSimulatorOptions {
 
 interface StageRecord {
   uid: string;
-  stage: Stage | "Terminating";
+  /** A Stage, "Terminating", or a workload pod's "Workload:Scheduled" / "Workload:Creating". */
+  stage: string;
   since: number;
 }
 
@@ -172,6 +177,8 @@ export class PodLifecycleSimulator {
   private readonly stages = new Map<string, StageRecord>();
   /** Per pod key: the resourceVersion our in-flight or unobserved write was based on. */
   private readonly pendingRV = new Map<string, string>();
+  /** Per pod key: exact start and finish times of workload pods' containers (the status has seconds). */
+  private readonly containerTimes = new Map<string, ContainerTimes>();
   /**
    * Per-node usage and pod IPs in use, from the pod informer's notifications, with the nodes
    * chosen whose binding the cache does not show yet (assumptions) and the pod IPs handed out
@@ -407,6 +414,7 @@ export class PodLifecycleSimulator {
   private forget(key: string): void {
     this.stages.delete(key);
     this.pendingRV.delete(key);
+    this.containerTimes.delete(key);
     this.accounting.forget(key);
     this.unschedulable.delete(key);
   }
@@ -454,14 +462,17 @@ export class PodLifecycleSimulator {
     if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node, client);
 
     const stage = observeStage(pod);
+    const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
+    if (stage === "Terminal") return {};
+    if (stage !== "Unscheduled" && fault.kind === "none") {
+      const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"));
+      if (programs) return this.runWorkload(client, key, pod, node!, programs);
+    }
     const since = this.since(key, uid, stage);
     const now = this.clock.now();
     const wait = (delay: number): ReconcileResult | undefined => (now < since + delay ? { requeueAfterMs: since + delay - now } : undefined);
-    const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
 
     switch (stage) {
-      case "Terminal":
-        return {};
       case "Unscheduled":
         if (!this.wantsScheduling(pod)) return {};
         return wait(this.delays.schedule) ?? this.schedulePod(key, pod, client, signal);
@@ -512,6 +523,33 @@ export class PodLifecycleSimulator {
         if (stage === "RunningNotReady") return this.writeStatus(client, key, pod, runningStatus(pod, { ...this.placementOf(pod, node, now, true), ready: true }));
         return {};
     }
+  }
+
+  /**
+   * A pod whose containers finish (programs.ts, workload.ts): ContainerCreating after the
+   * containerCreating delay, the first container started after the running delay, then each
+   * container moves on when due.
+   */
+  private async runWorkload(client: ResourceClientFactory, key: string, pod: Pod, node: string, programs: PodPrograms): Promise<ReconcileResult> {
+    const uid = pod.metadata?.uid ?? "";
+    const now = this.clock.now();
+    const after = (since: number, delay: number): ReconcileResult | undefined => (now < since + delay ? { requeueAfterMs: since + delay - now } : undefined);
+    if ((pod.status?.containerStatuses ?? []).length === 0) {
+      const w = after(this.since(key, uid, "Workload:Scheduled"), this.delays.containerCreating);
+      return w ?? this.writeStatus(client, key, pod, workloadCreatingStatus(pod, this.placementOf(pod, node, now)));
+    }
+    if (workloadNotStarted(pod)) {
+      const w = after(this.since(key, uid, "Workload:Creating"), this.delays.running);
+      if (w) return w;
+    }
+    let times = this.containerTimes.get(key);
+    if (!times) this.containerTimes.set(key, (times = new Map()));
+    const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times);
+    const r = await this.writeStatus(client, key, pod, step.status);
+    // writeStatus marks the pod pending exactly when it wrote.
+    if (this.pendingRV.has(key)) for (const e of step.events) this.event(pod, e.type, e.reason, e.message);
+    if (step.dueMs !== undefined && !this.pendingRV.has(key)) return { requeueAfterMs: Math.max(0, step.dueMs - now) };
+    return r;
   }
 
   /** The crash-loop back-off before restart number restartCount+extra (kubelet: doubling, capped). */

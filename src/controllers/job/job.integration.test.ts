@@ -1,0 +1,76 @@
+import type { Job } from "kubernetes-types/batch/v1.js";
+import type { Pod } from "kubernetes-types/core/v1.js";
+import { describe, expect, it } from "vitest";
+import { FakeClock } from "../../apimachinery/clock.js";
+import { builtin } from "../../client/typed.js";
+import { ControllerFixture } from "../../testing/fixture.js";
+import { PodLifecycleSimulator } from "../podlifecycle/simulator.js";
+import { JobController } from "./controller.js";
+
+function job(name: string, o: { command: string[]; completions?: number; parallelism?: number; backoffLimit?: number; indexed?: boolean }): Job {
+  const sel = { "batch.kubernetes.io/controller-uid": `uid-${name}` };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: "default", uid: `uid-${name}` },
+    spec: {
+      completions: o.completions ?? 1,
+      parallelism: o.parallelism ?? 1,
+      backoffLimit: o.backoffLimit ?? 6,
+      completionMode: o.indexed ? "Indexed" : "NonIndexed",
+      selector: { matchLabels: sel },
+      template: { metadata: { labels: { ...sel, "batch.kubernetes.io/job-name": name } }, spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox", command: o.command }] } },
+    },
+  };
+}
+
+describe("Job controller with the simulated kubelet, on the fake clock", () => {
+  async function run(j: Job, until: (j: Job) => boolean, stepMs = 50) {
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new PodLifecycleSimulator(f.manager, { heartbeatIntervalMs: 0, workers: 2 });
+    new JobController(f.manager, { workers: 2 });
+    f.seedAPI(builtin.jobs, j);
+    await f.start();
+    const now = () => f.client.tracker.get(builtin.jobs, "default", j.metadata!.name!) as unknown as Job;
+    try {
+      await f.eventually(() => until(now()), { maxSteps: 5000, stepMs });
+      return { job: now(), pods: f.client.tracker.list(builtin.pods, "default") as unknown as Pod[], events: f.recorder.events };
+    } finally {
+      await f.stop();
+    }
+  }
+  const has = (type: string) => (j: Job) => (j.status?.conditions ?? []).some((c) => c.type === type && c.status === "True");
+
+  it("sh -c 'exit 0' with completions 3, parallelism 2: Complete, pods Succeeded without the finalizer", async () => {
+    const { job: done, pods, events } = await run(job("ok", { command: ["sh", "-c", "sleep 2; exit 0"], completions: 3, parallelism: 2 }), has("Complete"));
+    expect(done.status?.failed).toBeUndefined();
+    expect(done.status).toMatchObject({ succeeded: 3, ready: 0, terminating: 0, uncountedTerminatedPods: { succeeded: [], failed: [] } });
+    expect(done.status?.active).toBeUndefined();
+    expect(done.status?.conditions?.map((c) => c.type)).toEqual(["SuccessCriteriaMet", "Complete"]);
+    expect(done.status?.completionTime).toBeDefined();
+    expect(pods).toHaveLength(3);
+    for (const p of pods) {
+      expect(p.status?.phase).toBe("Succeeded");
+      expect(p.metadata?.finalizers ?? []).toEqual([]);
+    }
+    expect(events.filter((e) => e.startsWith("Normal SuccessfulCreate Created pod: ok-"))).toHaveLength(3);
+    expect(events).toContain("Normal Completed Job completed");
+  });
+
+  it("a failing job retries with back-off and fails after backoffLimit", async () => {
+    const { job: failed, pods } = await run(job("bad", { command: ["sh", "-c", "exit 1"], backoffLimit: 2 }), has("Failed"), 500);
+    expect(failed.status?.failed).toBe(3);
+    expect(failed.status?.conditions?.map((c) => `${c.type}:${c.reason}`)).toEqual(["FailureTarget:BackoffLimitExceeded", "Failed:BackoffLimitExceeded"]);
+    expect(pods).toHaveLength(3);
+    // The replacements waited out the pod failure back-off: 10 s, then 20 s.
+    const created = pods.map((p) => Date.parse(p.metadata?.creationTimestamp ?? "")).sort((a, b) => a - b);
+    expect(created[1] - created[0]).toBeGreaterThanOrEqual(10_000);
+    expect(created[2] - created[1]).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it("Indexed: each index succeeds once, completedIndexes covers them all", async () => {
+    const { job: done, pods } = await run(job("idx", { command: ["true"], completions: 4, parallelism: 2, indexed: true }), has("Complete"));
+    expect(done.status?.completedIndexes).toBe("0-3");
+    expect(pods.map((p) => p.metadata?.annotations?.["batch.kubernetes.io/job-completion-index"]).sort()).toEqual(["0", "1", "2", "3"]);
+  });
+});
