@@ -6,6 +6,8 @@
  *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo]
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect]
  *                      [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--log-level L]
+ *   kubeloop crd gen [module...] [--out DIR]... [--check]
+ *   kubeloop crd types <crd.yaml> [--out FILE]
  *
  * All run until SIGINT/SIGTERM and stop cleanly. Bad input prints one line and exits non-zero.
  */
@@ -160,6 +162,37 @@ export function buildProgram(io: CliIO): Command {
     .option("--log-level <level>", "log level (trace, debug, info, warn, error) or klog verbosity 0-10", "info")
     .exitOverride()
     .action(async (name: string, flags: ControllerFlags) => controller(io, name, flags));
+
+  const crd = program.command("crd").description("custom resource definitions: YAML from TypeScript declarations, TypeScript from YAML");
+  crd
+    .command("gen")
+    .description("write the CRD YAML of declared custom resources (default: kubeloop's own) into deploy/crds and deploy/helm/*/crds")
+    .argument("[modules...]", "JavaScript modules whose exports include defineCustomResource declarations")
+    .option("--out <dir>", "output directory (repeatable; default deploy/crds and each deploy/helm/<chart>/crds)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--check", "write nothing; fail when a generated file is missing or stale")
+    .exitOverride()
+    .action(async (modules: string[], opts: { out?: string[]; check?: boolean }) => {
+      const { crdGen } = await import("./crd.js");
+      try {
+        for (const line of await crdGen(modules, opts)) io.out(line);
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
+  crd
+    .command("types")
+    .description("print (or write) TypeScript types and typed descriptors for an existing CRD")
+    .argument("<file>", "a YAML file with one or more CustomResourceDefinitions")
+    .option("--out <file>", "write the TypeScript module here instead of printing it")
+    .exitOverride()
+    .action(async (file: string, opts: { out?: string }) => {
+      const { crdTypes } = await import("./crd.js");
+      try {
+        for (const line of await crdTypes(file, opts)) io.out(line);
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
 
   return program;
 }
