@@ -23,7 +23,7 @@ import type { Clock } from "../apimachinery/clock.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import type { StartApiServerOptions } from "../apiserver/index.js";
 import type { KubeClient } from "../client/kubeclient.js";
-import { startControlPlane, type ControllerName, type RunningControlPlane } from "../controlplane/index.js";
+import type { ControllerName, RunningControlPlane } from "../controlplane/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
 import type { CustomResourceInfo } from "../runtime/crd/customresource.js";
 import { installCRDs } from "../runtime/crd/install.js";
@@ -109,6 +109,8 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
   if (opts.signal?.aborted) throw new TestEnvError("the signal is already aborted");
   const fromFiles = readCRDFiles(opts.crdDirectoryPaths ?? [], opts.errorIfCRDPathMissing ?? true);
   const logger: Logger = opts.logger ?? silentLogger();
+  // Loaded on demand: unit tests importing kubeloop/testing for FakeClient do not load the server.
+  const { startControlPlane } = await import("../controlplane/index.js");
   const cp = await startControlPlane({ ...opts.apiServer, controllers: opts.controllers ?? [], clock: opts.clock, logger });
   let crds: CustomResourceDefinition[];
   try {
