@@ -7,6 +7,8 @@
  *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [-v L] [--accept-data-loss]
  *               [--kubeconfig-update-default=false] [--kubeconfig-switch-context=false]
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect] ...
+ *   kubeloop crd gen [module...] [--out DIR]... [--check]
+ *   kubeloop crd types <crd.yaml> [--out FILE]
  *   kubeloop --version
  *
  * Flags are defined once, in flags.ts, named as kube-controller-manager and controller-runtime name
@@ -173,6 +175,37 @@ export function buildProgram(io: CliIO): Command {
   addLoggingFlags(controllerCmd, "info")
     .exitOverride()
     .action(async (name: string, flags: ControllerFlags) => controller(io, name, flags));
+
+  const crd = program.command("crd").description("custom resource definitions: YAML from TypeScript declarations, TypeScript from YAML");
+  crd
+    .command("gen")
+    .description("write the CRD YAML of declared custom resources (default: kubeloop's own) into deploy/crds and deploy/helm/*/crds")
+    .argument("[modules...]", "JavaScript modules whose exports include defineCustomResource declarations")
+    .option("--out <dir>", "output directory (repeatable; default deploy/crds and each deploy/helm/<chart>/crds)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--check", "write nothing; fail when a generated file is missing or stale")
+    .exitOverride()
+    .action(async (modules: string[], opts: { out?: string[]; check?: boolean }) => {
+      const { crdGen } = await import("./crd.js");
+      try {
+        for (const line of await crdGen(modules, opts)) io.out(line);
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
+  crd
+    .command("types")
+    .description("print (or write) TypeScript types and typed descriptors for an existing CRD")
+    .argument("<file>", "a YAML file with one or more CustomResourceDefinitions")
+    .option("--out <file>", "write the TypeScript module here instead of printing it")
+    .exitOverride()
+    .action(async (file: string, opts: { out?: string }) => {
+      const { crdTypes } = await import("./crd.js");
+      try {
+        for (const line of await crdTypes(file, opts)) io.out(line);
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
 
   return program;
 }

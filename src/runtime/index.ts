@@ -14,3 +14,4 @@ export * from "./logging.js";
 export * from "./metrics.js";
 export * from "./manager.js";
 export * from "./webhook/index.js";
+export * from "./crd/index.js";

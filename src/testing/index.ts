@@ -8,3 +8,4 @@ export { ControllerFixture, ControllerFixtureError, FIXTURE_START_TIME, type Exp
 export { eventually, settle, EventuallyTimeoutError, type EventuallyOptions, type SettleOptions } from "./eventually.js";
 export { FakeRecorder } from "../events/broadcaster.js";
 export { typedClients } from "../client/typed.js";
+export { startTestEnv, readCRDFiles, TestEnvError, type TestEnv, type TestEnvOptions } from "./testenv.js";

@@ -26,7 +26,7 @@ async function settle(clock: FakeClock, done: () => boolean): Promise<void> {
 }
 
 describe("the Application CRD", () => {
-  it("is read from deploy/crds/applications.kubeloop.dev.yaml, resolved relative to the module", () => {
+  it("is the declaration's manifest; applicationCRDPath finds the generated deploy/crds file relative to the module", () => {
     const path = applicationCRDPath();
     expect(path.endsWith("deploy/crds/applications.kubeloop.dev.yaml")).toBe(true);
     const crd = loadApplicationCRD();

@@ -3,6 +3,7 @@
  * types, the CRD installer and the process entry point the CLI runs.
  */
 export * from "./types.js";
+export { applicationCRD, applicationSpec, applicationStatus, applicationPort, applicationServiceSpec, applicationCondition } from "./declaration.js";
 export { setupApplicationController, reconcileApplication, ResourceExistsError, isPausedByAnnotation, DEFAULT_APPLICATION_WORKERS } from "./controller.js";
 export type { ApplicationControllerOptions } from "./controller.js";
 export {

@@ -1,14 +1,12 @@
 /**
  * The Application API (kubeloop.dev/v1alpha1) as TypeScript types, and the constants the
- * controller, the CRD (deploy/crds/applications.kubeloop.dev.yaml) and the manifests share.
+ * controller, the CRD (declaration.ts, generated into deploy/crds/) and the manifests share.
  */
-import type { DeploymentStrategy } from "kubernetes-types/apps/v1.js";
-import type { EnvVar, ResourceRequirements } from "kubernetes-types/core/v1.js";
-import type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
-import type { Condition } from "../../apimachinery/conditions.js";
+import type { ListMeta } from "kubernetes-types/meta/v1.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";
-import { defineResource } from "../../apimachinery/resource.js";
-import type { IntOrString } from "../../apimachinery/types.js";
+import type { CustomResourceObject } from "../../runtime/crd/customresource.js";
+import type { TypeOf } from "../../runtime/crd/schema.js";
+import { applicationCondition, applicationCRD, applicationPort, applicationServiceSpec, applicationSpec, applicationStatus } from "./declaration.js";
 
 export const APPLICATION_GROUP = "kubeloop.dev";
 export const APPLICATION_VERSION = "v1alpha1";
@@ -18,74 +16,22 @@ export const APPLICATION_CRD_NAME = "applications.kubeloop.dev";
 export const APPLICATION_GVK: GroupVersionKind = Object.freeze({ group: APPLICATION_GROUP, version: APPLICATION_VERSION, kind: "Application" });
 
 
-export interface ApplicationPort {
-  name?: string;
-  containerPort: number;
-  /** TCP (default), UDP or SCTP. */
-  protocol?: "TCP" | "UDP" | "SCTP";
-}
+// The types below are inferred from the one declaration (declaration.ts): the CRD that the API
+// server enforces and these types cannot drift apart.
 
-export type ApplicationServiceType = "ClusterIP" | "NodePort" | "LoadBalancer";
-
-export interface ApplicationServiceSpec {
-  /** Default ClusterIP. */
-  type?: ApplicationServiceType;
-  port: number;
-  /** The container port, by number or name; defaults to `port`. */
-  targetPort?: IntOrString;
-}
-
-export interface ApplicationSpec {
-  /** The Deployment's (and Service's) name; the controller uses metadata.name when absent. */
-  deploymentName?: string;
-  /** 0..1000, default 1 (schema default). */
-  replicas?: number;
-  image: string;
-  ports?: ApplicationPort[];
-  env?: EnvVar[];
-  resources?: ResourceRequirements;
-  /** Absent: no Service. */
-  service?: ApplicationServiceSpec;
-  strategy?: DeploymentStrategy;
-  /** Passed to the Deployment's spec.paused (pauses rollouts, not reconciliation). */
-  paused?: boolean;
-}
-
+export type ApplicationPort = TypeOf<typeof applicationPort>;
+export type ApplicationServiceSpec = TypeOf<typeof applicationServiceSpec>;
+export type ApplicationServiceType = NonNullable<ApplicationServiceSpec["type"]>;
+/** deploymentName defaults to metadata.name (controller); replicas 0..1000, default 1 (schema default). */
+export type ApplicationSpec = TypeOf<typeof applicationSpec>;
 export type ConditionStatus = "True" | "False" | "Unknown";
-
 /** A metav1.Condition (the CRD's schema), so apimachinery's condition helpers apply. */
-export interface ApplicationCondition extends Condition {
-  status: ConditionStatus;
-}
-
-export interface ApplicationStatus {
-  observedGeneration?: number;
-  replicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  updatedReplicas?: number;
-  /** The pods' label selector in string form, read by the scale subresource. */
-  selector?: string;
-  serviceName?: string;
-  conditions?: ApplicationCondition[];
-}
-
-export interface Application {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  spec?: ApplicationSpec;
-  status?: ApplicationStatus;
-}
+export type ApplicationCondition = TypeOf<typeof applicationCondition>;
+export type ApplicationStatus = TypeOf<typeof applicationStatus>;
+export type Application = CustomResourceObject<typeof applicationCRD>;
 
 /** How clients, informers and the cache address Applications (typed: ResourceDescriptor<Application>). */
-export const applications = defineResource<Application>({
-  group: APPLICATION_GROUP,
-  version: APPLICATION_VERSION,
-  resource: "applications",
-  kind: "Application",
-  namespaced: true,
-});
+export const applications = applicationCRD.resource;
 
 /** @deprecated the name before descriptors were typed: use `applications`. */
 export const applicationsResource = applications;
