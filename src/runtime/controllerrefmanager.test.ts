@@ -1,5 +1,6 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../apimachinery/errors.js";
 import { fieldErrors } from "../apimachinery/fielderrors.js";
@@ -431,7 +432,7 @@ describe("resolveControllerRef and selectingOwners", () => {
   });
 
   it("selects the owners whose non-empty, valid selector matches the labels", () => {
-    const owner = (name: string, selector?: ReplicaSet["spec"] extends infer S ? NonNullable<S>["selector"] : never) =>
+    const owner = (name: string, selector?: LabelSelector) =>
       ({ metadata: { name }, spec: { selector } }) as ReplicaSet;
     const owners = [
       owner("match", { matchLabels: { type: "production" } }),
