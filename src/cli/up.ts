@@ -116,7 +116,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     await cp.ready;
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
     io.out(`  API server   ${cp.api.url}`);
-    io.out("  controllers  application, deployment, replicaset, garbage collector, endpoints, simulated kubelet");
+    io.out("  controllers  application, deployment, replicaset, garbage collector, endpoints, simulated kubelet, namespace");
     io.out(`  kubeconfig   ${cp.api.kubeconfigPath}`);
     io.out(`  try          kubectl --kubeconfig ${cp.api.kubeconfigPath} get nodes`);
     let stopView: (() => Promise<void>) | undefined;

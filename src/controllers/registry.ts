@@ -10,6 +10,7 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
+import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -18,7 +19,7 @@ import type { Manager } from "../runtime/manager.js";
 export interface ControllerSetupOptions {
   /** Workers; default the controller's own (DEFAULT_WORKERS). */
   workers?: number;
-  /** garbagecollector: where it discovers the deletable resources. */
+  /** garbagecollector and namespace: where they discover the deletable resources. */
   discovery?: DiscoverySource;
   /** garbagecollector: how often discovery is re-read (default 30 s). */
   resyncDiscoveryMs?: number;
@@ -37,6 +38,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpoints: 5,
   podlifecycle: 4,
   application: 2,
+  // --concurrent-namespace-syncs
+  namespace: 10,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -49,6 +52,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "podlifecycle",
   "endpoints",
   "application",
+  "namespace",
 ]);
 
 export function isBuiltinControllerName(n: string): n is BuiltinControllerName {
@@ -84,6 +88,10 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "application":
       setupApplicationController(mgr, { workers, labelSelector: opts.labelSelector });
+      return;
+    case "namespace":
+      if (!opts.discovery) throw new ControllerSetupError("the namespace controller needs a discovery source");
+      new NamespaceController(mgr, { discovery: namespaceDiscoveryFrom(opts.discovery), workers });
       return;
   }
 }
