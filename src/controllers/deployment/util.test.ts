@@ -8,6 +8,10 @@ import type { IntOrString } from "../../apimachinery/types.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { newUID, withRSStatus } from "./fixture.js";
 import {
+  calculateStatus,
+  compactStatus,
+  getTerminatingReplicaCountForReplicaSets,
+  statusEqual,
   computeHash,
   DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY,
   DEPLOYMENT_GVK,
@@ -187,6 +191,26 @@ describe("replica counts (TestGetReplicaCountForReplicaSets)", () => {
   it("filterActiveReplicaSets keeps spec.replicas > 0 and skips holes", () => {
     const zero = { ...rs1, spec: { replicas: 0, selector: {} } };
     expect(filterActiveReplicaSets([rs1, zero, undefined, rs2])).toEqual([rs1, rs2]);
+  });
+});
+
+describe("terminatingReplicas (GetTerminatingReplicaCountForReplicaSets, calculateStatus)", () => {
+  const withTerminating = (t: number | undefined): ReplicaSet =>
+    withRSStatus({ ...generateRS(generateDeployment("foo")), spec: { replicas: 1, selector: {} } }, { replicas: 1, ...(t === undefined ? {} : { terminatingReplicas: t }) } as ReplicaSet["status"]);
+  it.each([
+    ["no ReplicaSets", [], undefined],
+    ["no ReplicaSet reports it (the gate off)", [withTerminating(undefined), withTerminating(undefined)], undefined],
+    ["zero is a value", [withTerminating(0)], 0],
+    ["summed over the ReplicaSets that report it", [withTerminating(1), withTerminating(undefined), withTerminating(2)], 3],
+  ] as Array<[string, ReplicaSet[], number | undefined]>)("%s", (_n, sets, expected) => {
+    expect(getTerminatingReplicaCountForReplicaSets(sets)).toBe(expected);
+    const d = generateDeployment("foo");
+    const status = calculateStatus(sets, sets[0], d, Date.UTC(2026, 0, 1)) as DeploymentStatus & { terminatingReplicas?: number };
+    expect(status.terminatingReplicas).toBe(expected);
+    // Kept through compaction (a pointer: 0 is not omitted), and a difference is a status change.
+    if (expected === undefined) expect(compactStatus(status)).not.toHaveProperty("terminatingReplicas");
+    else expect(compactStatus(status)).toHaveProperty("terminatingReplicas", expected);
+    if (expected !== undefined) expect(statusEqual(status, { ...status, terminatingReplicas: undefined } as DeploymentStatus)).toBe(false);
   });
 });
 
