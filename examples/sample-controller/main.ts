@@ -8,15 +8,14 @@
  *
  * Stops gracefully on SIGINT/SIGTERM.
  */
-import { ClientEventSink, EventBroadcaster, KubeClient, SharedInformerFactory, createLogger } from "../../src/index.js";
+import { ClientEventSink, EventBroadcaster, KubeClient, SharedInformerFactory, createLogger } from "kubeloop";
 import { FooController, controllerAgentName } from "./controller.js";
 
 async function main(): Promise<void> {
-  const i = process.argv.indexOf("--kubeconfig");
-  const kubeconfigPath = i >= 0 ? process.argv[i + 1] : undefined;
   const logger = createLogger({ name: controllerAgentName });
 
-  const client = KubeClient.fromEnvironment({ kubeconfigPath });
+  // --kubeconfig, else KUBECONFIG, else the in-cluster config in a pod, else ~/.kube/config.
+  const client = KubeClient.fromConfig();
   const informers = new SharedInformerFactory(client);
   const broadcaster = new EventBroadcaster({ logger });
   broadcaster.startStructuredLogging((fields, msg) => logger.info(fields, msg));
@@ -33,7 +32,7 @@ async function main(): Promise<void> {
   // Informers start here; run() waits for their caches before starting the workers.
   informers.start(stop.signal);
   try {
-    await controller.run(2, stop.signal);
+    await controller.run(stop.signal, 2);
   } finally {
     await informers.shutdown();
     await broadcaster.shutdown();

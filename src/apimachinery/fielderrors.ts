@@ -60,9 +60,15 @@ export class FieldError {
   }
 }
 
+/** A bad value already printed as Go prints it (e.g. a struct's %#v), shown verbatim. */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+}
+
 /** Formats a bad value as kube-apiserver does: strings quoted, numbers and booleans bare. */
 export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return "null";
+  if (v instanceof GoSyntax) return v.text;
   if (typeof v === "string") return JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
   try {

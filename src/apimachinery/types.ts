@@ -1,26 +1,20 @@
 /**
- * Wire types for the Kubernetes API, re-exported from `kubernetes-types` under one import path.
+ * Wire types for the Kubernetes API: kubeloop's own, generated from the Kubernetes 1.36 API
+ * definitions into ./api/ (scripts/apigen/generate.mjs), one namespace per group version.
  *
- * These are type-only: `kubernetes-types` has no runtime. Import as
+ * These are type-only: the generated modules have no runtime. Import as
  * `import type { corev1, appsv1 } from "kubeloop"`.
  */
-export type * as corev1 from "kubernetes-types/core/v1.js";
-export type * as appsv1 from "kubernetes-types/apps/v1.js";
-export type * as metav1 from "kubernetes-types/meta/v1.js";
-export type * as coordinationv1 from "kubernetes-types/coordination/v1.js";
-export type * as rbacv1 from "kubernetes-types/rbac/v1.js";
-export type * as apiextensionsv1 from "kubernetes-types/apiextensions/v1.js";
-export type * as eventsv1 from "kubernetes-types/events/v1.js";
-export type * as autoscalingv1 from "kubernetes-types/autoscaling/v1.js";
-export type * as discoveryv1 from "kubernetes-types/discovery/v1.js";
-export type * as authorizationv1 from "kubernetes-types/authorization/v1.js";
-export type * as authenticationv1 from "kubernetes-types/authentication/v1.js";
+export type * from "./api/index.js";
 /** A value that is an integer or a string such as "25%" (intstr.IntOrString). */
 export type IntOrString = number | string;
 
-import type { ObjectMeta, ListMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta, ListMeta } from "./api/meta/v1.js";
 
-/** Removes `readonly` (kubernetes-types marks server-set fields such as uid read-only). */
+/**
+ * Removes `readonly`. The generated types have no readonly fields, so this is the identity on
+ * them; it stays for code written against types that mark server-set fields read-only.
+ */
 export type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** ObjectMeta with every field writable: what servers, trackers and builders fill in. */
@@ -28,7 +22,7 @@ export type WritableObjectMeta = Writable<ObjectMeta>;
 
 /**
  * Any typed Kubernetes object (Deployment, Lease, ...): what generic code such as clients and
- * informers is parameterised over. Typed interfaces from kubernetes-types satisfy it.
+ * informers is parameterised over. The generated wire types satisfy it.
  */
 export interface TypedObject {
   apiVersion?: string;

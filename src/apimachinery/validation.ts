@@ -506,6 +506,18 @@ function maskTrailingDash(name: string): string {
   return name;
 }
 
+/**
+ * path.ValidatePathSegmentName: names usable as one URL path segment — not "." or ".." (unless
+ * a generateName prefix), no "/" and no "%". Every object name in a request path must pass it
+ * (upstream's "Name parameter invalid"); some kinds (RBAC) accept any such name.
+ */
+export const nameIsPathSegment: ValidateNameFunc = (name, prefix) => {
+  const errs: string[] = [];
+  if (!prefix && (name === "." || name === "..")) errs.push(`may not be '${name}'`);
+  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
+  return errs;
+};
+
 /** Object names that must be DNS subdomains (most resources). */
 export const nameIsDNSSubdomain: ValidateNameFunc = (name, prefix) =>
   isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { realClock, type Clock } from "../apimachinery/clock.js";
 import type { ResourceStrategy } from "./registry/strategy.js";
 import type { ResourceHooks } from "./rest/context.js";
@@ -25,8 +25,18 @@ import type { HandlerEnv, TableConverter } from "./server/env.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
+import { InFlightLimiter } from "./server/inflight.js";
+import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOptions, type ServingOptions } from "./server/serving.js";
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
+import type { CertificateAndKey } from "./auth/x509.js";
+import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
+import type { SignerAuthorizer } from "./registry/certificates.js";
+// ---- workload-side resources (issue 14)
+import { BindingStore } from "./core/binding.js";
+import { ComponentStatusStore } from "./core/componentstatuses.js";
+import { persistentVolumeHooks } from "./core/volumes.js";
+import { preparePrivateDir } from "./privatefiles.js";
 
 export interface ApiServerConfig {
   strategies: ResourceStrategy[];
@@ -39,8 +49,12 @@ export interface ApiServerConfig {
   decodeProtobuf?: ProtobufDecoder;
   toTable?: TableConverter;
   openapi?: OpenAPISource;
-  /** Concurrent non-watch requests before 429 (default 400). */
+  /** Read-only requests served at once before 429 (default 400; watches do not count). */
   maxInFlight?: number;
+  /** Mutating requests served at once before 429 (default 200). */
+  maxMutatingInFlight?: number;
+  /** Timeouts and header limits of the listening server (server/serving.ts; upstream's defaults). */
+  serving?: Partial<ServingOptions>;
   maxBodyBytes?: number;
   watch?: Omit<WatchSettings, "clock">;
   /** Service cluster IP range (default 10.96.0.0/12). */
@@ -51,7 +65,15 @@ export interface ApiServerConfig {
    * Absent: plain http and no authentication or authorization at all (embedding and tests).
    */
   security?: SecurityOptions;
+  /**
+   * The CA that signs approved kubernetes.io/kube-apiserver-client CertificateSigningRequests
+   * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
+   */
+  csrSigningCA?: CertificateAndKey;
 }
+
+/** The default service cluster IP range (the IPAllocator's and the `kubernetes` ServiceCIDR's). */
+const defaultServiceCIDR = "10.96.0.0/12";
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
 const returnsDeletedObject = new Set(["/pods", "/services", "/serviceaccounts", "/namespaces"]);
@@ -67,18 +89,34 @@ export class ApiServer {
   readonly access: AccessControl | undefined;
   /** CustomResourceDefinitions: names, conditions, cleanup and the serving of custom resources (crd/). */
   readonly customResources: CustomResourceController;
+  /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
+  readonly clusterAPIs: ClusterAPIControllers;
+  /** What an operator should hear about at start (a data directory others can read, an accepted data loss); also logged. */
+  readonly startupWarnings: string[] = [];
+  /** Seats of requests being served (the max-in-flight limit), for metrics. */
+  readonly inFlight: InFlightLimiter;
+  private readonly serving: ServingOptions;
   private readonly ips: IPAllocator;
   private readonly ports = new PortAllocator();
   private http: Server | undefined;
+  /** Every open TCP connection (HTTP or still in the TLS handshake), closed by stop(). */
+  private readonly sockets = new Set<Socket>();
   private address = "127.0.0.1:0";
   private readonly handler: ReturnType<typeof createRequestHandler>;
 
   constructor(private readonly config: ApiServerConfig) {
     this.clock = config.clock ?? realClock;
     this.fieldManager = new FieldManager({ clock: this.clock });
-    this.storage = config.dataDir
-      ? SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence })
-      : new MemoryStorage(config.storage);
+    if (config.dataDir) {
+      const warning = preparePrivateDir(config.dataDir);
+      if (warning) this.startupWarnings.push(warning);
+      const sqlite = SqliteStorage.open(config.dataDir, { ...config.storage, ...config.persistence });
+      this.startupWarnings.push(...sqlite.startupWarnings);
+      this.storage = sqlite;
+    } else {
+      this.storage = new MemoryStorage(config.storage);
+    }
+    for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
     const guard = namespaceGuard(this.storage);
     this.customResources = new CustomResourceController({
@@ -98,7 +136,8 @@ export class ApiServer {
           log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
         })
       : undefined;
-    for (const strategy of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
+    for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
+      let strategy = given;
       const n = strategy.names;
       const id = `${n.group}/${n.resource}`;
       let hooks: ResourceHooks | undefined;
@@ -106,18 +145,42 @@ export class ApiServer {
       else if (id === "/services") hooks = serviceHooks(this.ips, this.ports);
       else if (id === "/pods") hooks = podHooks();
       else if (id === "apiextensions.k8s.io/customresourcedefinitions") hooks = this.customResources.crdHooks();
+      // ---- workload-side resources (issue 14)
+      else if (id === "/persistentvolumes") hooks = persistentVolumeHooks(this.clock);
+      // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
+      hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
+      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
+      // serviceaccounts/token is served (by access control) only when there is security.
+      if (id === "/serviceaccounts" && this.access) {
+        strategy = { ...strategy, subresources: { ...strategy.subresources, extra: [...(strategy.subresources.extra ?? []), "token"] } };
+      }
+      // ---- end of workload-side resources
       hooks ??= this.access?.hooksFor(id);
-      this.registry.add(
-        new ResourceStore(strategy, {
-          storage: this.storage,
-          clock: this.clock,
-          hooks,
-          namespaceGuard: n.namespaced ? guard : undefined,
-          returnDeletedObject: returnsDeletedObject.has(id),
-          fieldTracker: this.fieldManager,
-        }),
-      );
+      const deps = {
+        storage: this.storage,
+        clock: this.clock,
+        hooks,
+        namespaceGuard: n.namespaced ? guard : undefined,
+        returnDeletedObject: returnsDeletedObject.has(id),
+        fieldTracker: this.fieldManager,
+        log: (msg: string, err: unknown) => config.logger?.warn({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, msg),
+      };
+      // Resources without storage of their own (issue 14): component statuses are computed,
+      // bindings assign pods.
+      let store: ResourceStore;
+      if (id === "/componentstatuses") store = new ComponentStatusStore(strategy, deps);
+      else if (id === "/bindings") store = new BindingStore(strategy, deps, () => this.registry.byGroupResource("", "pods"));
+      else store = new ResourceStore(strategy, deps);
+      this.registry.add(store);
     }
+    this.clusterAPIs = new ClusterAPIControllers({
+      storage: this.storage,
+      registry: this.registry,
+      clock: this.clock,
+      builtinGroupVersions: new Set(this.registry.all().map((st) => `${st.strategy.names.group}/${st.strategy.names.version}`)),
+      signingCA: config.csrSigningCA,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
     const namespaces = this.registry.byGroupResource("", "namespaces");
     if (!namespaces) throw new Error("the API server needs a strategy for core/v1 namespaces");
     this.controllers = new SystemControllers({
@@ -134,16 +197,27 @@ export class ApiServer {
       maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
       watch: { clock: this.clock, ...config.watch },
     };
+    this.serving = { ...defaultServingOptions, ...config.serving };
+    this.inFlight = new InFlightLimiter({ readOnly: config.maxInFlight, mutating: config.maxMutatingInFlight });
     const openapi = config.openapi ? new OpenAPIServer(config.openapi, () => ({ generation: this.registry.generation, served: this.registry.served() })) : undefined;
     this.handler = createRequestHandler({
       env,
       openapi,
-      maxInFlight: config.maxInFlight,
+      inFlight: this.inFlight,
+      requestTimeoutMs: this.serving.requestTimeoutMs,
       logger: config.logger,
       serverAddress: () => this.address,
       guard: this.access ? (req, url) => this.access!.guard(req, url) : undefined,
       intercept: this.access ? (req, res, info) => this.access!.intercept(req, res, info) : undefined,
     });
+  }
+
+  /** `approve` / `sign` on certificates.k8s.io signers, through RBAC (undefined without access control). */
+  private signerAuthorizer(): SignerAuthorizer | undefined {
+    const access = this.access;
+    if (!access) return undefined;
+    return (user, verb, signerName) =>
+      access.decide({ user, verb, resourceRequest: true, path: "", apiGroup: "certificates.k8s.io", apiVersion: "*", namespace: "", resource: "signers", subresource: "", name: signerName }).allowed;
   }
 
   /** The Node request listener (for embedding in another server). */
@@ -154,12 +228,18 @@ export class ApiServer {
   /** Listens, creates the initial objects and starts the system controllers; resolves to the URL. */
   async start(port = 0, host = "127.0.0.1"): Promise<string> {
     const tls = this.access?.tls;
+    const { handshakeTimeout, ...httpOptions } = nodeServerOptions(this.serving);
     const server: Server = tls
       ? (createHttpsServer(
-          { keepAliveTimeout: 65_000, requestTimeout: 0, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCAPem, requestCert: true, rejectUnauthorized: false },
+          { ...httpOptions, handshakeTimeout, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCAPem, requestCert: true, rejectUnauthorized: false },
           this.handler,
         ) as unknown as Server)
-      : createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, this.handler);
+      : createServer(httpOptions, this.handler);
+    answerProtocolErrorsWithStatus(server);
+    server.on("connection", (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once("close", () => this.sockets.delete(socket));
+    });
     this.http = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -171,22 +251,32 @@ export class ApiServer {
     const addr = server.address() as AddressInfo;
     const urlHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
     this.address = `${urlHost}:${addr.port}`;
-    for (const svc of (await this.storage.list("/registry/core/services/")).items) recordExistingService(svc.object, this.ips, this.ports);
+    for (const svc of (await this.storage.list("/registry/core/services/")).items) {
+      try {
+        recordExistingService(svc.object, this.ips, this.ports);
+      } catch (err) {
+        // Whatever is stored, the server starts: a Service it cannot read keeps no IP or port.
+        this.config.logger?.warn({ err: err instanceof Error ? err.message : String(err), key: svc.key }, "cannot record the addresses of a stored Service");
+      }
+    }
     await bootstrapCluster(
       {
         namespaces: this.registry.byGroupResource("", "namespaces"),
         services: this.registry.byGroupResource("", "services"),
+        serviceCIDRs: this.registry.byGroupResource("networking.k8s.io", "servicecidrs"),
       },
-      { serviceIP: this.ips.first(), port: addr.port },
+      { serviceIP: this.ips.first(), port: addr.port, serviceCIDR: this.config.serviceCIDR ?? defaultServiceCIDR },
     );
     await this.access?.start();
     await this.controllers.start();
+    await this.clusterAPIs.start();
     await this.customResources.start();
     return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
     await this.customResources.stop();
+    await this.clusterAPIs.stop();
     await this.controllers.stop();
     await this.access?.stop();
     await this.storage.close();
@@ -195,6 +285,7 @@ export class ApiServer {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
+      for (const socket of this.sockets) socket.destroy();
     });
     this.http = undefined;
   }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StatusError } from "../apimachinery/errors.js";
 import type { Clock } from "../apimachinery/clock.js";
-import { builtinStrategies } from "./registry/index.js";
+import { builtinStrategies, clusterAPIStrategies } from "./registry/index.js";
 import { decodeProtobufBody, ProtobufDecodeError, UnsupportedProtobufKindError } from "./protobuf/index.js";
 import { openAPIV2, openAPIV3GroupVersion, openAPIV3Paths } from "./openapi/index.js";
 import { toTable } from "./tables/index.js";
@@ -94,7 +94,7 @@ export const builtinTableConverter: TableConverter = (gk, objects, opts) => toTa
 /** The server configuration with every built-in strategy and codec. */
 export function builtinServerConfig(overrides: Partial<ApiServerConfig> = {}): ApiServerConfig {
   return {
-    strategies: [...builtinStrategies(), ...rbacStrategies(), customResourceDefinitionStrategy],
+    strategies: [...builtinStrategies(), ...rbacStrategies(), customResourceDefinitionStrategy, ...clusterAPIStrategies()],
     decodeProtobuf: builtinProtobufDecoder,
     toTable: builtinTableConverter,
     openapi: { v2: openAPIV2, v3Paths: openAPIV3Paths, v3GroupVersion: openAPIV3GroupVersion },
@@ -106,7 +106,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
   const dataDir = options.dataDir ?? options.server?.dataDir;
   const sec = await prepareSecurity({ insecureHttp: options.insecureHttp, dataDir, host: options.host, auth: options.auth });
   const server = new ApiServer(
-    builtinServerConfig({ ...options.server, clock: options.clock, logger: options.logger, dataDir, security: sec.security }),
+    builtinServerConfig({ ...options.server, clock: options.clock, logger: options.logger, dataDir, security: sec.security, csrSigningCA: sec.pki?.ca }),
   );
   let url: string;
   try {

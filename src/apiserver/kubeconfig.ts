@@ -1,7 +1,8 @@
 /** The kubeconfig the embedded server writes: one cluster, context and user, all named kubeloop. */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { stringify } from "yaml";
+import { writePrivateFile } from "./privatefiles.js";
 
 export const kubeconfigName = "kubeloop";
 
@@ -41,7 +42,8 @@ export function kubeconfigFor(serverURL: string, namespace = "default", credenti
   });
 }
 
+/** Writes the kubeconfig as a 0600 file (it carries the admin's client key), whatever was there. */
 export async function writeKubeconfig(path: string, serverURL: string, credentials?: KubeconfigCredentials): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, kubeconfigFor(serverURL, "default", credentials), { mode: 0o600 });
+  await writePrivateFile(path, kubeconfigFor(serverURL, "default", credentials));
 }

@@ -13,6 +13,8 @@ import { DEFAULT_WORKERS, isBuiltinControllerName, setupController, type Builtin
 import { createLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
+import { LEADER_ELECTION_ID } from "../controllers/application/run.js";
+import { FlagError, leaderElectionOf, type LeaderElectionFlags } from "./flags.js";
 
 /** The workers each controller runs by default (the controllers' table). */
 export const CONTROLLER_DEFAULT_WORKERS = DEFAULT_WORKERS;
@@ -23,13 +25,13 @@ export function isControllerName(n: string): n is RunnableControllerName {
   return isBuiltinControllerName(n);
 }
 
-export interface ControllerCommandOptions {
+export interface ControllerCommandOptions extends Partial<LeaderElectionFlags> {
   kubeconfig?: string;
+  kubeApiQps?: number;
+  kubeApiBurst?: number;
   /** Watch one namespace; all when absent. */
   namespace?: string;
   workers?: number;
-  leaderElect?: boolean;
-  leaderElectNamespace?: string;
   metricsBindAddress?: string;
   healthProbeBindAddress?: string;
   logLevel?: string;
@@ -37,13 +39,17 @@ export interface ControllerCommandOptions {
   clock?: Clock;
 }
 
+/** The Lease `kubeloop controller <name>` competes for (--leader-elect-resource-name's default). */
+export function defaultLeaseName(name: RunnableControllerName): string {
+  return name === "application" ? LEADER_ELECTION_ID : `kubeloop-${name}-controller`;
+}
+
 export class ControllerCommandError extends Error {}
 
-/** Builds the client the way kubectl and client-go controllers do: --kubeconfig, else KUBECONFIG / ~/.kube/config, else in-cluster. */
-export function clientFor(kubeconfig: string | undefined): KubeClient {
+/** The client of the flags: KubeClient.fromConfig (--kubeconfig, KUBECONFIG, in-cluster, ~/.kube/config). */
+export function clientFor(opts: Pick<ControllerCommandOptions, "kubeconfig" | "kubeApiQps" | "kubeApiBurst" | "clock">): KubeClient {
   try {
-    if (kubeconfig) return KubeClient.fromKubeconfig({ kubeconfigPath: kubeconfig, rest: { qps: 50, burst: 100 } });
-    return KubeClient.fromEnvironment({ rest: { qps: 50, burst: 100 } });
+    return KubeClient.fromConfig({ kubeconfig: opts.kubeconfig, argv: [], rest: { qps: opts.kubeApiQps, burst: opts.kubeApiBurst, clock: opts.clock } });
   } catch (err) {
     if (err instanceof ConfigError) throw new ControllerCommandError(err.message);
     throw err;
@@ -52,15 +58,31 @@ export function clientFor(kubeconfig: string | undefined): KubeClient {
 
 /** Runs controller `name` until `stop` aborts; rejects on a fatal error (e.g. lost leadership). */
 export async function runController(name: RunnableControllerName, opts: ControllerCommandOptions, stop: AbortSignal): Promise<void> {
+  let election: ReturnType<typeof leaderElectionOf>;
+  try {
+    election = leaderElectionOf(opts, defaultLeaseName(name));
+  } catch (err) {
+    if (err instanceof FlagError) throw new ControllerCommandError(err.message);
+    throw err;
+  }
   if (name === "application") {
     // The Application controller has its own runner (CRD install, selector flag, defaults as sample-controller).
     const { runApplicationController } = await import("../controllers/application/index.js");
     await runApplicationController({
       kubeconfig: opts.kubeconfig,
       namespace: opts.namespace,
+      kubeApiQps: opts.kubeApiQps,
+      kubeApiBurst: opts.kubeApiBurst,
       workers: opts.workers,
-      leaderElect: opts.leaderElect,
-      leaderElectionNamespace: opts.leaderElectNamespace,
+      leaderElect: election !== undefined,
+      leaderElectionNamespace: election?.namespace,
+      leaderElectionId: election?.name,
+      leaderElection: election && {
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+        releaseOnCancel: election.releaseOnCancel,
+      },
       metricsBindAddress: opts.metricsBindAddress,
       healthProbeBindAddress: opts.healthProbeBindAddress,
       logLevel: opts.logLevel,
@@ -69,17 +91,18 @@ export async function runController(name: RunnableControllerName, opts: Controll
     return;
   }
   const logger: Logger = opts.logger ?? createLogger({ level: opts.logLevel, name: `kubeloop-${name}` });
-  const client = clientFor(opts.kubeconfig);
+  const client = clientFor(opts);
   const informers = new SharedInformerFactory(client, {
     namespace: opts.namespace ?? "",
     clock: opts.clock,
     transform: dropManagedFields as (o: TypedObject) => TypedObject,
-    onError: (message, err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, message),
+    logger,
   });
   const manager = new Manager({
     client,
     informers,
-    leaderElection: opts.leaderElect ? { namespace: opts.leaderElectNamespace ?? "kube-system", name: `kubeloop-${name}-controller` } : false,
+    // The Lease lives where this process runs (the pod's namespace, else the kubeconfig context's).
+    leaderElection: election ? { ...election, namespace: election.namespace ?? client.namespace } : false,
     metricsBindAddress: opts.metricsBindAddress,
     healthProbeBindAddress: opts.healthProbeBindAddress,
     logger,

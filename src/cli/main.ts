@@ -2,18 +2,42 @@
 /**
  * The `kubeloop` command.
  *
- *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--insecure-http] [--token-auth-file F]
- *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo]
- *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect]
- *                      [--metrics-bind-address :8080] [--health-probe-bind-address :8081] [--log-level L]
+ *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--data-dir DIR] [--insecure-http] [--token-auth-file F]
+ *                      [--accept-data-loss]
+ *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [-v L] [--accept-data-loss]
+ *               [--kubeconfig-update-default=false] [--kubeconfig-switch-context=false]
+ *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect] ...
+ *   kubeloop --version
  *
+ * Flags are defined once, in flags.ts, named as kube-controller-manager and controller-runtime name
+ * them.
  * All run until SIGINT/SIGTERM and stop cleanly. Bad input prints one line and exits non-zero.
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import type { RunningApiServer } from "../apiserver/index.js";
+import { kubeloopVersion } from "../client/version.js";
+import {
+  addClientFlags,
+  addLeaderElectionFlags,
+  addLoggingFlags,
+  addServerFlags,
+  addServingFlags,
+  parseBool,
+  parseMs,
+  parseWorkers,
+  type ClientFlags,
+  type LeaderElectionFlags,
+  type LoggingFlags,
+  type ServerFlags,
+  type ServingFlags,
+} from "./flags.js";
 import type { ViewSink } from "./view.js";
+import { UP_PREFERRED_PORT } from "./upport.js";
+
+/** `up --port` unset: the preferred port when free (commander default sentinel). */
+const UP_PREFERRED_PORT_FLAG_DEFAULT = -1;
 
 export interface CliIO {
   out(line: string): void;
@@ -24,21 +48,15 @@ export interface CliIO {
   view?: ViewSink;
 }
 
-function parsePort(v: string): number {
-  if (!/^\d+$/.test(v)) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  const n = Number(v);
-  if (n > 65535) throw new InvalidArgumentError("must be an integer between 0 and 65535");
-  return n;
-}
+type ServeOptions = ServerFlags;
 
-interface ServeOptions {
-  port: number;
-  host: string;
-  kubeconfigOut?: string;
-  dataDir?: string;
+interface UpFlags extends ServerFlags, LoggingFlags {
+  logLevel?: string;
   demo?: boolean;
-  insecureHttp?: boolean;
-  tokenAuthFile?: string;
+  nodes?: number;
+  heartbeatInterval?: number;
+  kubeconfigUpdateDefault: boolean;
+  kubeconfigSwitchContext: boolean;
 }
 
 async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
@@ -53,10 +71,12 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
       dataDir: opts.dataDir,
       insecureHttp: opts.insecureHttp,
       auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
+      server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
     });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
+  for (const w of running.server.startupWarnings) io.err(`warning: ${w}`);
   io.out(`kubeloop API server listening on ${running.url}`);
   io.out(`kubeconfig: ${running.kubeconfigPath}`);
   io.out(`try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces`);
@@ -65,7 +85,7 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
   await running.stop();
 }
 
-async function up(io: CliIO, opts: ServeOptions & { nodes?: number; heartbeatInterval?: number }): Promise<void> {
+async function up(io: CliIO, opts: UpFlags): Promise<void> {
   const { runUp } = await import("./up.js");
   const view: ViewSink = io.view ?? {
     isTTY: false,
@@ -74,20 +94,18 @@ async function up(io: CliIO, opts: ServeOptions & { nodes?: number; heartbeatInt
     },
   };
   try {
-    await runUp({ out: io.out, stopSignal: io.stopSignal, view }, { ...opts, heartbeatIntervalMs: opts.heartbeatInterval });
+    await runUp(
+      { out: io.out, err: io.err, stopSignal: io.stopSignal, view },
+      { ...opts, logLevel: opts.logLevel ?? opts.v, heartbeatIntervalMs: opts.heartbeatInterval },
+    );
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
 }
 
-interface ControllerFlags {
-  kubeconfig?: string;
+interface ControllerFlags extends ClientFlags, LeaderElectionFlags, ServingFlags, LoggingFlags {
   namespace?: string;
   workers?: number;
-  leaderElect?: boolean;
-  leaderElectNamespace?: string;
-  metricsBindAddress?: string;
-  healthProbeBindAddress?: string;
   logLevel?: string;
 }
 
@@ -99,20 +117,10 @@ async function controller(io: CliIO, name: string, flags: ControllerFlags): Prom
   const stop = new AbortController();
   void io.stopSignal().then(() => stop.abort());
   try {
-    await runController(name, flags, stop.signal);
+    await runController(name, { ...flags, logLevel: flags.logLevel ?? flags.v }, stop.signal);
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
   }
-}
-
-function parseWorkers(v: string): number {
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1000) throw new InvalidArgumentError("must be an integer between 1 and 1000");
-  return Number(v);
-}
-
-function parseMs(v: string): number {
-  if (!/^\d+$/.test(v)) throw new InvalidArgumentError("must be a number of milliseconds (0 turns it off)");
-  return Number(v);
 }
 
 export class CliError extends Error {}
@@ -126,38 +134,43 @@ export function buildProgram(io: CliIO): Command {
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .showSuggestionAfterError(true);
 
-  const common = (cmd: Command) =>
-    cmd
-      .option("--port <n>", "port to listen on (0 picks a free port)", parsePort, 0)
-      .option("--host <host>", "address to listen on", "127.0.0.1")
-      .option("--kubeconfig-out <file>", "where to write the kubeconfig (default: a temporary file)")
-      .option("--data-dir <dir>", "persist state (SQLite) in this directory; default: in memory")
-      .option("--insecure-http", "serve plain http (default https); requests without credentials act as kubeloop-admin, since client-go sends none over http")
-      .option("--token-auth-file <file>", 'static bearer tokens, CSV lines token,user,uid,"group1,group2"');
+  program.version(kubeloopVersion, "--version", "print the version and exit");
 
-  common(program.command("apiserver").description("run the embedded API server alone"))
+  addServerFlags(program.command("apiserver").description("run the embedded API server alone"), 0, "port to listen on (0 picks a free port)")
     .exitOverride()
     .action(async (opts: ServeOptions) => serve(io, opts));
 
-  common(program.command("up").description("run the control plane: API server, every controller and a simulated kubelet, with a live demo"))
+  addLoggingFlags(
+    addServerFlags(
+      program.command("up").description("run the control plane: API server, every controller and a simulated kubelet, with a live demo"),
+      UP_PREFERRED_PORT_FLAG_DEFAULT,
+      `port to listen on (default ${UP_PREFERRED_PORT} when free, else a free port; 0 picks a free port)`,
+    ),
+    "silent",
+  )
     .option("--no-demo", "do not create the demo objects")
     .option("--nodes <n>", "simulated nodes", parseWorkers, 3)
     .option("--heartbeat-interval <ms>", "node heartbeat interval in ms (0 turns heartbeats off)", parseMs, 10_000)
+    .addOption(
+      new Option("--kubeconfig-update-default [bool]", "merge a kubeloop context into your kubeconfig (KUBECONFIG's first file or ~/.kube/config)")
+        .argParser(parseBool)
+        .preset("true")
+        .default(true),
+    )
+    .addOption(new Option("--kubeconfig-switch-context [bool]", "make the kubeloop context the current one").argParser(parseBool).preset("true").default(true))
     .exitOverride()
-    .action(async (opts: ServeOptions & { nodes?: number; heartbeatInterval?: number }) => up(io, opts));
+    .action(async (opts: UpFlags) => up(io, opts));
 
-  program
+  const controllerCmd = program
     .command("controller")
     .description("run one controller against a cluster (deployment, replicaset, garbagecollector, endpoints, podlifecycle, application)")
     .argument("<name>", "the controller to run")
-    .option("--kubeconfig <file>", "kubeconfig file (default: KUBECONFIG, ~/.kube/config, then in-cluster)")
     .option("--namespace <ns>", "watch only this namespace (default: all)")
-    .option("--workers <n>", "concurrent reconciles (default: the controller's upstream default)", parseWorkers)
-    .option("--leader-elect", "elect a leader through a Lease before running")
-    .option("--leader-elect-namespace <ns>", "namespace of the leader election Lease", "kube-system")
-    .option("--metrics-bind-address <addr>", 'serve /metrics here (":8080"; "0" disables)', "0")
-    .option("--health-probe-bind-address <addr>", 'serve /healthz and /readyz here (":8081"; "0" disables)', "0")
-    .option("--log-level <level>", "log level (trace, debug, info, warn, error) or klog verbosity 0-10", "info")
+    .option("--workers <n>", "concurrent reconciles (default: the controller's upstream default)", parseWorkers);
+  addClientFlags(controllerCmd);
+  addLeaderElectionFlags(controllerCmd, "kubeloop-<name>-controller");
+  addServingFlags(controllerCmd);
+  addLoggingFlags(controllerCmd, "info")
     .exitOverride()
     .action(async (name: string, flags: ControllerFlags) => controller(io, name, flags));
 

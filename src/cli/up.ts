@@ -4,15 +4,23 @@
  * ReplicaSets → Pods, plus its Service and endpoints) until it converges — then what to try next.
  * The view stays live, so changing the Application's image shows the rolling update as it
  * happens. Without a TTY the view prints one line per change.
+ *
+ * Like kind and k3d, it merges a "kubeloop" context into the user's kubeconfig (KUBECONFIG's first
+ * file, else ~/.kube/config) and makes it current, so plain `kubectl` works in any terminal
+ * (`--kubeconfig-update-default=false` opts out). It listens on a stable port (6443) when that is
+ * free, so the context stays valid across restarts. On exit the context is removed (and the
+ * previous current-context restored) — unless `--data-dir` keeps the cluster, in which case the
+ * context is kept too and is valid again as soon as `kubeloop up` runs with the same data directory.
  */
 import { readFileSync } from "node:fs";
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
 import { parse } from "yaml";
 import { isAlreadyExists } from "../apimachinery/errors.js";
 import type { RunningControlPlane } from "../controlplane/index.js";
 import { builtin } from "../client/typed.js";
 import { applications, type Application } from "../controllers/application/index.js";
+import { createLogger } from "../runtime/logging.js";
+import { choosePort } from "./upport.js";
+import { defaultKubeconfigFile, mergeKubeconfig, removeFromKubeconfig } from "./userkubeconfig.js";
 import { LiveView, applicationSummary, type ViewSink } from "./view.js";
 
 export interface UpOptions {
@@ -25,10 +33,22 @@ export interface UpOptions {
   tokenAuthFile?: string;
   nodes?: number;
   heartbeatIntervalMs?: number;
+  /** Log level of the control plane's components, written to stderr (default "silent": the live view is the output). */
+  logLevel?: string;
+  /** Merge the kubeloop context into the user's kubeconfig (default true). */
+  kubeconfigUpdateDefault?: boolean;
+  /** Make it the current context (default true). */
+  kubeconfigSwitchContext?: boolean;
+  /** Environment and home directory used to find the user's kubeconfig (tests). */
+  env?: Record<string, string | undefined>;
+  homeDir?: string;
+  acceptDataLoss?: boolean;
 }
 
 export interface UpIO {
   out(line: string): void;
+  /** Where log lines and warnings go (stderr). */
+  err?(line: string): void;
   stopSignal(): Promise<string>;
   /** Where the live view draws (stdout). */
   view: ViewSink;
@@ -43,28 +63,34 @@ export function demoApplication(): Application {
   return parse(readFileSync(path, "utf8")) as Application;
 }
 
-export function hints(kubeconfig: string): string[] {
+/**
+ * What to try next. Every command acts on the Application (the Deployment is its child: the
+ * controller reverts changes made to the Deployment directly), or only reads.
+ */
+export function hints(kubeconfig: string | undefined): string[] {
   return [
     "",
     "The demo converged. Try, in another terminal:",
-    `  export KUBECONFIG=${kubeconfig}`,
+    ...(kubeconfig ? [`  export KUBECONFIG=${kubeconfig}`] : []),
     "  kubectl get app,deploy,rs,pods,svc,endpoints -o wide",
     `  kubectl patch app ${DEMO_NAME} --type=merge -p '{"spec":{"image":"nginx:1.28"}}'   # watch it roll here`,
+    `  kubectl rollout status deployment/${DEMO_NAME}; kubectl rollout history deployment/${DEMO_NAME}`,
     `  kubectl scale app ${DEMO_NAME} --replicas=5`,
-    `  kubectl rollout history deployment/${DEMO_NAME}`,
+    `  kubectl patch app ${DEMO_NAME} --type=merge -p '{"spec":{"paused":true}}'   # pause rollouts (kubectl rollout pause would be reverted)`,
+    `  kubectl annotate app ${DEMO_NAME} kubeloop.dev/paused=true   # stop reconciling it; hand edits then stick`,
     `  kubectl delete app ${DEMO_NAME}      # the garbage collector removes its children`,
     "Stop with Ctrl-C.",
   ];
 }
 
 /** Draws the demo namespace's tree whenever one of its objects changes (at most every 100 ms). */
-function startView(cp: RunningControlPlane, io: UpIO, onConverged: () => void): () => Promise<void> {
-  const apps = cp.informers.forResource<Application>(applications);
-  const deployments = cp.informers.forResource<Deployment>(builtin.deployments);
-  const replicaSets = cp.informers.forResource<ReplicaSet>(builtin.replicaSets);
-  const pods = cp.informers.forResource<Pod>(builtin.pods);
-  const services = cp.informers.forResource<Service>(builtin.services);
-  const endpoints = cp.informers.forResource<Endpoints>(builtin.endpoints);
+function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | undefined, onConverged: () => void): () => Promise<void> {
+  const apps = cp.informers.forResource(applications);
+  const deployments = cp.informers.forResource(builtin.deployments);
+  const replicaSets = cp.informers.forResource(builtin.replicaSets);
+  const pods = cp.informers.forResource(builtin.pods);
+  const services = cp.informers.forResource(builtin.services);
+  const endpoints = cp.informers.forResource(builtin.endpoints);
   const view = new LiveView(io.view);
   let converged = false;
   let pending: NodeJS.Timeout | undefined;
@@ -84,7 +110,7 @@ function startView(cp: RunningControlPlane, io: UpIO, onConverged: () => void): 
     const justConverged = !converged && demo !== undefined && applicationSummary(demo).complete;
     if (justConverged) {
       converged = true;
-      footer = hints(cp.api.kubeconfigPath);
+      footer = hints(hintKubeconfig);
     }
     view.draw(input, footer);
     if (justConverged) onConverged();
@@ -103,33 +129,49 @@ function startView(cp: RunningControlPlane, io: UpIO, onConverged: () => void): 
 export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
   const started = Date.now();
   const { startControlPlane } = await import("../controlplane/index.js");
+  const logger = createLogger({ level: opts.logLevel ?? "silent", name: "kubeloop", pretty: true, destination: { write: (l) => (io.err ?? io.out)(l.replace(/\n$/, "")) } });
   const cp = await startControlPlane({
-    port: opts.port,
+    port: await choosePort(opts.host, opts.port),
     host: opts.host,
+    logger,
     kubeconfigPath: opts.kubeconfigOut,
     dataDir: opts.dataDir,
     insecureHttp: opts.insecureHttp,
     auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
     kubelet: { nodes: opts.nodes, heartbeatIntervalMs: opts.heartbeatIntervalMs },
+    server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
   });
+  let userKubeconfig: string | undefined;
+  let context: string | undefined;
   try {
+    for (const w of cp.api.server.startupWarnings) io.err?.(`warning: ${w}`);
     await cp.ready;
+    if (opts.kubeconfigUpdateDefault !== false) {
+      userKubeconfig = defaultKubeconfigFile(opts.env, opts.homeDir);
+      context = mergeKubeconfig({ from: cp.api.kubeconfigPath, into: userKubeconfig, switchContext: opts.kubeconfigSwitchContext !== false });
+    }
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
     io.out(`  API server   ${cp.api.url}`);
     io.out("  controllers  application, deployment, replicaset, garbage collector, endpoints, simulated kubelet, namespace");
     io.out(`  kubeconfig   ${cp.api.kubeconfigPath}`);
-    io.out(`  try          kubectl --kubeconfig ${cp.api.kubeconfigPath} get nodes`);
+    if (userKubeconfig) {
+      const keep = opts.dataDir ? "kept on exit (the data directory keeps the cluster)" : "removed on exit";
+      io.out(`  context      ${context} in ${userKubeconfig} (${opts.kubeconfigSwitchContext !== false ? "current; " : ""}${keep})`);
+    }
+    const kubectlPrefix = userKubeconfig && opts.kubeconfigSwitchContext !== false ? "kubectl" : userKubeconfig ? `kubectl --context ${context}` : `kubectl --kubeconfig ${cp.api.kubeconfigPath}`;
+    io.out(`  try          ${kubectlPrefix} get nodes`);
+    const hintKubeconfig = userKubeconfig ? undefined : cp.api.kubeconfigPath;
     let stopView: (() => Promise<void>) | undefined;
     if (opts.demo !== false) {
       const app = demoApplication();
       io.out("");
       io.out(`Applying the demo: application/${DEMO_NAME} (${app.spec?.replicas} × ${app.spec?.image}, a ClusterIP service) from examples/application.yaml`);
       io.out("");
-      stopView = startView(cp, io, () => {
-        if (!io.view.isTTY) for (const l of hints(cp.api.kubeconfigPath)) io.out(l);
+      stopView = startView(cp, io, hintKubeconfig, () => {
+        if (!io.view.isTTY) for (const l of hints(hintKubeconfig)) io.out(l);
       });
       try {
-        await cp.client.resource<Application>(applications, DEMO_NAMESPACE).create(app);
+        await cp.client.resource(applications, DEMO_NAMESPACE).create(app);
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         io.out(`application/${DEMO_NAME} already exists (kept from the data directory)`);
@@ -139,6 +181,13 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     io.out(`received ${signal}, stopping`);
     await stopView?.();
   } finally {
+    if (userKubeconfig && context && !opts.dataDir) {
+      try {
+        removeFromKubeconfig(userKubeconfig, context);
+      } catch (err) {
+        io.out(`could not remove context ${context} from ${userKubeconfig}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
     await cp.stop();
   }
 }

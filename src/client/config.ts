@@ -15,6 +15,7 @@ import {
 } from "./kubeconfig.js";
 import type { RequestRateLimiter } from "./ratelimit.js";
 import type { WarningHandler } from "./warnings.js";
+import type { Registry } from "prom-client";
 
 export interface TLSClientConfig {
   /** PEM CA bundle; takes precedence over caFile. */
@@ -82,6 +83,8 @@ export interface RestConfig {
   maxRetries?: number;
   clock?: Clock;
   warningHandler?: WarningHandler;
+  /** Where rest_client_* metrics go (default prom-client's global registry); false: none. */
+  metricsRegistry?: Registry | false;
 }
 
 /** Overrides applied on top of a kubeconfig (kubectl's --context, --cluster, --user, --namespace, --server). */

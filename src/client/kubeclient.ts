@@ -4,10 +4,11 @@
  * REST mapper.
  */
 import type { TypedObject } from "../apimachinery/types.js";
-import { loadClientConfig, type ClientConfigOptions, type RestConfig } from "./config.js";
+import { loadClientConfig, type ClientConfig, type ClientConfigOptions, type RestConfig } from "./config.js";
 import { CachedDiscoveryClient, DiscoveryClient } from "./discovery.js";
 import { DynamicClient } from "./dynamic.js";
-import { inClusterConfig, isInCluster, type InClusterOptions } from "./incluster.js";
+import { getConfig, type GetConfigOptions, type ResolvedClientConfig } from "./getconfig.js";
+import { inClusterConfig, type InClusterOptions } from "./incluster.js";
 import type { ResourceClient, ResourceClientFactory, ResourceDescriptor } from "./interfaces.js";
 import { HttpResourceClient } from "./resource.js";
 import { DiscoveryRESTMapper } from "./restmapper.js";
@@ -58,7 +59,11 @@ export class KubeClient implements ResourceClientFactory {
     this.policy = t.policy;
   }
 
-  /** From kubeconfig files, as kubectl loads them (see kubeconfig.ts). Throws ConfigError. */
+  /**
+   * From kubeconfig files only, as kubectl loads them (an explicit `kubeconfigPath`, else
+   * KUBECONFIG, else ~/.kube/config; see kubeconfig.ts). No in-cluster fallback and no argv: use
+   * fromConfig() in programs. Throws ConfigError.
+   */
   static fromKubeconfig(opts: ClientConfigOptions = {}): KubeClient {
     const cc = loadClientConfig(opts);
     return new KubeClient(cc.config, { namespace: cc.namespace });
@@ -71,15 +76,34 @@ export class KubeClient implements ResourceClientFactory {
   }
 
   /**
-   * controller-runtime's GetConfig order: an explicit kubeconfig path, else KUBECONFIG, else the
-   * in-cluster config when running in a pod, else ~/.kube/config.
+   * The documented entry point: the cluster found in controller-runtime's GetConfig order —
+   * `--kubeconfig` (from `opts.kubeconfig` or process.argv), KUBECONFIG, the in-cluster config in
+   * a pod, ~/.kube/config (see getconfig.ts). Throws ConfigError naming what it tried.
    */
+  static fromConfig(opts: GetConfigOptions = {}): KubeClient {
+    return KubeClient.fromResolvedConfig(getConfig(opts));
+  }
+
+  /** A client for an already resolved configuration (getConfig's result). */
+  static fromResolvedConfig(cc: ResolvedClientConfig | ClientConfig): KubeClient {
+    return new KubeClient(cc.config, { namespace: cc.namespace });
+  }
+
+  /** @deprecated use fromConfig(): the same rules, with `kubeconfig` for the explicit file. */
   static fromEnvironment(opts: ClientConfigOptions & { inCluster?: InClusterOptions } = {}): KubeClient {
-    const env = opts.kubeconfigEnv ?? process.env.KUBECONFIG ?? "";
-    if (!opts.kubeconfigPath && env === "" && isInCluster(opts.inCluster?.env)) {
-      return KubeClient.inCluster({ ...opts.inCluster, rest: { ...opts.rest, ...opts.inCluster?.rest } });
-    }
-    return KubeClient.fromKubeconfig(opts);
+    return KubeClient.fromConfig({
+      kubeconfig: opts.kubeconfigPath,
+      argv: [],
+      env: opts.kubeconfigEnv !== undefined ? { ...(opts.inCluster?.env ?? process.env), KUBECONFIG: opts.kubeconfigEnv } : opts.inCluster?.env,
+      homeDir: opts.homeDir,
+      context: opts.context,
+      cluster: opts.cluster,
+      user: opts.user,
+      namespace: opts.namespace,
+      server: opts.server,
+      inCluster: opts.inCluster,
+      rest: { ...opts.rest, ...opts.inCluster?.rest },
+    });
   }
 
   resource<T extends TypedObject>(resource: ResourceDescriptor<T>, namespace = ""): ResourceClient<T> {

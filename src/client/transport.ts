@@ -40,6 +40,7 @@ import {
 import { execClusterInfo, type RestConfig, type TLSClientConfig } from "./config.js";
 import { ConfigError, errorCode, TransportError } from "./errors.js";
 import { ExecCredentialProvider } from "./exec.js";
+import { restClientMetrics, type RestClientMetrics } from "./metrics.js";
 import { rateLimiterFor, type RequestRateLimiter } from "./ratelimit.js";
 import { defaultUserAgent } from "./version.js";
 import { dedupingWarningLogger, warningsFromHeaders, type WarningHandler } from "./warnings.js";
@@ -387,6 +388,9 @@ export class Transport {
   private readonly credentials?: CredentialProvider;
   private readonly warningHandler: WarningHandler;
   private readonly staticHeaders: Record<string, string | string[]>;
+  private readonly metrics: RestClientMetrics | undefined;
+  /** The `host` label of the metrics (the URL's host:port, as client-go's). */
+  private readonly metricsHost: string;
   private dispatcher: Dispatcher;
   /** The Agent for an exec-provided client certificate, keyed by its PEM. */
   private certDispatcher?: { key: string; dispatcher: Dispatcher };
@@ -402,6 +406,8 @@ export class Transport {
       throw new ConfigError("Invalid", `host must be a URL, got "${config.host}"`);
     }
     this.origin = url.origin;
+    this.metricsHost = url.host;
+    this.metrics = config.metricsRegistry === false ? undefined : restClientMetrics(config.metricsRegistry);
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.tls = resolveTls(config.tls);
     this.rateLimiter = rateLimiterFor(config, this.clock);
@@ -516,7 +522,8 @@ export class Transport {
     consume: (res: Dispatcher.ResponseData, scope: RequestScope) => Promise<R>,
   ): Promise<R> {
     if (this.closed) throw new TransportError(req.method, this.urlFor(req), new Error("transport is closed"));
-    if (opts.throttle) await this.rateLimiter.wait(req.signal);
+    const started = this.clock.now();
+    if (opts.throttle) await this.throttle(req.method, req.signal);
     const scope = new RequestScope(this.clock, req.signal, opts.timeoutMs);
     const path = this.pathFor(req, opts.stream ? 0 : opts.timeoutMs);
     const url = `${this.origin}${path}`;
@@ -542,6 +549,7 @@ export class Transport {
             ...(opts.stream ? { bodyTimeout: 0, headersTimeout: 0 } : {}),
           });
         } catch (err) {
+          this.metrics?.result(undefined, req.method, this.metricsHost);
           if (scope.callerAborted) throw req.signal!.reason;
           if (scope.timedOut) throw new TransportError(req.method, url, scope.signal.reason, { timeout: true, code: "ETIMEDOUT" });
           if (req.method === "GET" && isProbableEOF(err) && attempt < this.maxRetries) {
@@ -550,6 +558,7 @@ export class Transport {
           }
           throw new TransportError(req.method, url, err);
         }
+        this.metrics?.result(res.statusCode, req.method, this.metricsHost);
         this.handleWarnings(res.headers);
         const ok = opts.stream ? res.statusCode === 200 : res.statusCode >= 200 && res.statusCode < 300;
         if (ok) {
@@ -581,7 +590,15 @@ export class Transport {
       throw err;
     } finally {
       if (!keepScope) scope.dispose();
+      if (!opts.stream) this.metrics?.latency(req.method, this.metricsHost, (this.clock.now() - started) / 1000);
     }
+  }
+
+  /** Waits for the rate limiter, observing rest_client_rate_limiter_duration_seconds. */
+  private async throttle(verb: string, signal: AbortSignal | undefined): Promise<void> {
+    const t0 = this.clock.now();
+    await this.rateLimiter.wait(signal);
+    this.metrics?.rateLimiterLatency(verb, this.metricsHost, (this.clock.now() - t0) / 1000);
   }
 
   private async backoff(seconds: number, req: RestRequest, scope: RequestScope): Promise<void> {
@@ -589,7 +606,7 @@ export class Transport {
     if (seconds > 0) await this.clock.sleep(seconds * 1000, scope.signal);
     if (req.signal?.aborted) throw req.signal.reason;
     // Retries are throttled too (client-go's withRetry.Before).
-    await this.rateLimiter.wait(scope.signal);
+    await this.throttle(req.method, scope.signal);
   }
 
   /** Performs a request and reads the whole response. Non-2xx → StatusError. */

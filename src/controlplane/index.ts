@@ -59,7 +59,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
     transform: dropManagedFields as (o: TypedObject) => TypedObject,
-    onError: (message, err) => logger.warn({ err: err instanceof Error ? err.message : err }, message),
+    logger,
   });
   const registry = new Registry();
   // Events as kube-controller-manager records them: the controller as source, no host.

@@ -5,7 +5,8 @@ import { parseSelector } from "../apimachinery/labels.js";
 import type { KubeObject } from "../apimachinery/types.js";
 import type { ResourceDescriptor } from "../client/interfaces.js";
 import { FakeClient } from "../testing/fakeclient.js";
-import { SharedInformerFactory } from "./factory.js";
+import { captureLogger } from "../runtime/logging.js";
+import { SharedInformerFactory, stderrInformerLogger } from "./factory.js";
 import { FilteringResourceEventHandler, type ResourceEventHandler } from "./handlers.js";
 import { dropManagedFields, SharedIndexInformer } from "./sharedinformer.js";
 import { DeletedFinalStateUnknown } from "./store.js";
@@ -290,6 +291,65 @@ describe("SharedInformerFactory", () => {
     expect(fake.actions().filter((a) => a.verb === "list")).toHaveLength(1);
     ac.abort();
     await factory.shutdown();
+  });
+});
+
+describe("SharedInformerFactory errors are never silent", () => {
+  it("logs a forbidden list through its logger, keeps calling onError, and says periodically why the cache has not synced", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    fake.prependReactor("list", "pods", () => ({
+      handled: true,
+      error: new StatusError({ status: "Failure", reason: "Forbidden", code: 403, message: 'pods is forbidden: User "system:serviceaccount:x:y" cannot list resource "pods"' }),
+    }));
+    const { logger, records } = captureLogger("info");
+    const seen: string[] = [];
+    const factory = new SharedInformerFactory(fake, { clock, logger, onError: (m) => seen.push(m), unsyncedReportIntervalMs: 10_000 });
+    const inf = factory.forResource(pods);
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    await clock.advance(1);
+    const warn = records.find((r) => r.level === 40 && String(r.err).includes("forbidden"));
+    expect(warn?.msg).toMatch(/^pods: list failed|pods/);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(inf.hasSynced()).toBe(false);
+    expect(records.some((r) => String(r.msg).includes("has not synced yet"))).toBe(false);
+    await clock.advance(10_000);
+    const report = records.find((r) => String(r.msg).includes("has not synced yet"));
+    expect(report).toMatchObject({ level: 40, phase: expect.any(String) });
+    expect(String(report?.lastError)).toContain("forbidden");
+    const before = records.filter((r) => String(r.msg).includes("has not synced yet")).length;
+    await clock.advance(10_000);
+    expect(records.filter((r) => String(r.msg).includes("has not synced yet")).length).toBe(before + 1);
+    ac.abort();
+    await factory.shutdown();
+  });
+
+  it("stops reporting once synced, and logs a routine relist at info, not warn", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const { logger, records } = captureLogger("info");
+    const factory = new SharedInformerFactory(fake, { clock, logger });
+    factory.forResource(pods);
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    await factory.waitForCacheSync(ac.signal);
+    await clock.advance(60_000);
+    expect(records.filter((r) => r.level >= 40)).toEqual([]);
+    ac.abort();
+    await factory.shutdown();
+  });
+
+  it("writes klog-style lines to stderr when given no logger", async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      stderrInformerLogger.warn({ err: "boom" }, "pods: list failed");
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(lines[0]).toMatch(/^W\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ informers\] pods: list failed err="boom"\n$/);
   });
 });
 

@@ -1,2 +1,3 @@
 export * from "./resourcelock.js";
 export * from "./leaderelector.js";
+export * from "./metrics.js";

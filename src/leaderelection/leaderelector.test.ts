@@ -7,6 +7,8 @@ import { builtin } from "../client/typed.js";
 import { FakeRecorder } from "../events/broadcaster.js";
 import { FakeClient } from "../testing/fakeclient.js";
 import { LeaderElectionConfigError, LeaderElector } from "./leaderelector.js";
+import { Registry } from "prom-client";
+import { leaderElectionMetrics } from "./metrics.js";
 import { LeaseLock } from "./resourcelock.js";
 
 const leases = builtin.leases;
@@ -21,13 +23,14 @@ interface Candidate {
   newLeaders: string[];
 }
 
-function candidate(fake: FakeClient, clock: FakeClock, id: string, opts: { releaseOnCancel?: boolean } = {}): Candidate {
+function candidate(fake: FakeClient, clock: FakeClock, id: string, opts: { releaseOnCancel?: boolean; registry?: Registry } = {}): Candidate {
   const c = { leading: false, started: 0, stopped: 0, newLeaders: [] as string[] } as Candidate;
   c.elector = new LeaderElector({
     lock: new LeaseLock(fake.resource(leases, "kube-system"), "my-controller", id),
     clock,
     random: () => 0,
     releaseOnCancel: opts.releaseOnCancel,
+    metrics: opts.registry ? leaderElectionMetrics(opts.registry, "my-controller") : undefined,
     callbacks: {
       onStartedLeading: (signal) => {
         c.leading = true;
@@ -53,6 +56,31 @@ async function advance(clock: FakeClock, ms: number, all: Candidate[], stepMs = 
     expect(all.filter((c) => c.leading).length).toBeLessThanOrEqual(1);
   }
 }
+
+describe("leader_election_master_status", () => {
+  it("is 1 only while this candidate leads (client-go's leaderOn/leaderOff)", async () => {
+    const clock = new FakeClock(0);
+    const fake = new FakeClient({ clock });
+    const ra = new Registry();
+    const rb = new Registry();
+    const value = async (r: Registry) => (await r.getSingleMetric("leader_election_master_status")!.get()).values.find((v) => v.labels.name === "my-controller")?.value;
+    const a = candidate(fake, clock, "a", { registry: ra, releaseOnCancel: true });
+    await advance(clock, 500, [a]);
+    expect(a.leading).toBe(true);
+    const b = candidate(fake, clock, "b", { registry: rb });
+    await advance(clock, 500, [a, b]);
+    expect(await value(ra)).toBe(1);
+    expect(await value(rb)).toBe(0);
+    a.stop.abort();
+    await a.done;
+    expect(await value(ra)).toBe(0);
+    await advance(clock, 5_000, [b]);
+    expect(b.leading).toBe(true);
+    expect(await value(rb)).toBe(1);
+    b.stop.abort();
+    await b.done;
+  });
+});
 
 describe("LeaderElector", () => {
   // NewLeaderElector's validation, in upstream's order and with its messages.

@@ -17,6 +17,7 @@
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { isNotFound } from "../apimachinery/errors.js";
+import type { LeaderElectionMetrics } from "./metrics.js";
 import type { LeaderElectionRecord, ResourceLock } from "./resourcelock.js";
 
 export type ElectorPhase = "Idle" | "Acquiring" | "Leading" | "Stopped";
@@ -47,6 +48,8 @@ export interface LeaderElectionConfig {
   onError?: (message: string, err: unknown) => void;
   /** Random source for jitter (tests may fix it). */
   random?: () => number;
+  /** leader_election_master_status (see metrics.ts): 0 from the start, 1 while leading. */
+  metrics?: LeaderElectionMetrics;
 }
 
 export const JITTER_FACTOR = 1.2;
@@ -127,8 +130,10 @@ export class LeaderElector {
     if (this.phase !== "Idle") throw new Error("LeaderElector.run may be called once");
     try {
       this.phase = "Acquiring";
+      this.cfg.metrics?.off();
       if (!(await this.acquire(signal))) return;
       this.phase = "Leading";
+      this.cfg.metrics?.on();
       this.lastRenew = this.clock.now();
       this.lock.recordEvent?.("became leader");
       const leading = new AbortController();
@@ -151,6 +156,7 @@ export class LeaderElector {
       }
     } finally {
       this.phase = "Stopped";
+      this.cfg.metrics?.off();
       this.cfg.callbacks.onStoppedLeading();
     }
   }

@@ -12,7 +12,7 @@ import { workqueueMetricNames } from "../workqueue/metrics.js";
 import { CacheSyncTimeoutError, Controller, ControllerAlreadyStartedError } from "./controller.js";
 import type { ControllerOptions, ReconcileResult } from "./controller.js";
 import { captureLogger } from "./logging.js";
-import { controllerMetricNames } from "./metrics.js";
+import { controllerMetricNames, isReconcilePanic, isTerminalReconcileError } from "./metrics.js";
 import { isTerminalError, TerminalError } from "./reconcile.js";
 
 type Step = ReconcileResult | void | Error | (() => Promise<ReconcileResult | void>);
@@ -543,5 +543,44 @@ describe("Controller: terminal errors, panics, and the reconcile context", () =>
     async function h(c: FakeClock) {
       await c.advance(10);
     }
+  });
+});
+
+describe("panics and terminal errors (controller-runtime's counters)", () => {
+  class NamedTerminalError extends Error {
+    override name = "TerminalError";
+  }
+  it.each<[string, unknown, boolean]>([
+    ["a TypeError (reading a property of undefined)", new TypeError("Cannot read properties of undefined"), true],
+    ["a RangeError", new RangeError("Invalid array length"), true],
+    ["a thrown string", "boom", true],
+    ["a StatusError", new StatusError({ status: "Failure", reason: "Conflict", code: 409, message: "conflict" }), false],
+    ["a plain Error", new Error("no"), false],
+  ])("%s is%s a panic", (_what, err, panic) => {
+    expect(isReconcilePanic(err)).toBe(panic);
+  });
+
+  it("recognises a TerminalError, also as a cause", () => {
+    expect(isTerminalReconcileError(new NamedTerminalError("bad spec"))).toBe(true);
+    expect(isTerminalReconcileError(new Error("wrapped", { cause: new NamedTerminalError("bad spec") }))).toBe(true);
+    expect(isTerminalReconcileError(new Error("no"))).toBe(false);
+  });
+
+  it("counts them from 0, and never retries a terminal error", async () => {
+    const h = harness({ "ns/p": [new TypeError("x is undefined"), undefined], "ns/t": [new NamedTerminalError("invalid spec")] });
+    expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(0);
+    expect(await metricValue(h.registry, controllerMetricNames.terminalReconcileErrors, { controller: "test" })).toBe(0);
+    const run = h.controller.run(h.stop.signal, 1);
+    await flushMicrotasks();
+    h.controller.enqueue("ns/p");
+    h.controller.enqueue("ns/t");
+    for (let i = 0; i < 20; i++) await h.clock.advance(100);
+    expect(await metricValue(h.registry, controllerMetricNames.reconcilePanics, { controller: "test" })).toBe(1);
+    expect(await metricValue(h.registry, controllerMetricNames.terminalReconcileErrors, { controller: "test" })).toBe(1);
+    expect(h.calls.filter((c) => c === "ns/p")).toHaveLength(2);
+    expect(h.calls.filter((c) => c === "ns/t")).toHaveLength(1);
+    expect(h.controller.queue.numRequeues(ObjectName.parse("ns/t"))).toBe(0);
+    h.stop.abort();
+    await run;
   });
 });

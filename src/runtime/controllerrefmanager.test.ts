@@ -9,6 +9,7 @@ import { selectorFromSet } from "../apimachinery/labels.js";
 import { newControllerRef } from "../apimachinery/ownerrefs.js";
 import { builtin } from "../client/typed.js";
 import { FakeClient } from "../testing/fakeclient.js";
+import { ControllerFixture } from "../testing/fixture.js";
 import {
   ControllerRefManager,
   adoptPatch,
@@ -419,8 +420,7 @@ describe("ControllerRefManager errors", () => {
 });
 
 describe("resolveControllerRef and selectingOwners", () => {
-  it("resolves only a reference of the kind whose cached object has the reference's UID", async () => {
-    const { ControllerFixture } = await import("../testing/fixture.js");
+  it("resolves only a reference of the kind whose cached object has the reference's UID", () => {
     const f = new ControllerFixture();
     const [rs] = f.seed(builtin.replicaSets, newController());
     const lister = f.informers.forResource(builtin.replicaSets).lister();
@@ -432,8 +432,7 @@ describe("resolveControllerRef and selectingOwners", () => {
   });
 
   it("selects the owners whose non-empty, valid selector matches the labels", () => {
-    const owner = (name: string, selector?: LabelSelector) =>
-      ({ metadata: { name }, spec: { selector } }) as ReplicaSet;
+    const owner = (name: string, selector?: LabelSelector) => ({ metadata: { name }, spec: { selector } });
     const owners = [
       owner("match", { matchLabels: { type: "production" } }),
       owner("other", { matchLabels: { type: "testing" } }),

@@ -117,7 +117,7 @@ describe("Manager without leader election", () => {
     const text = await res.text();
     expect(text).toContain('controller_runtime_reconcile_total{controller="widgets",result="success"} 1');
     expect(text).toContain('controller_runtime_max_concurrent_reconciles{controller="widgets"} 2');
-    expect(text).toContain('workqueue_adds_total{name="widgets"} 1');
+    expect(text).toContain('workqueue_adds_total{name="widgets",controller="widgets"} 1');
     expect((await fetch(`${metrics}/metrics`, { method: "POST" })).status).toBe(405);
 
     h.stop.abort();

@@ -38,9 +38,11 @@ import { ClientEventSink } from "../events/sink.js";
 import { SharedInformerFactory } from "../informers/factory.js";
 import { LeaderElector } from "../leaderelection/leaderelector.js";
 import { LeaseLock } from "../leaderelection/resourcelock.js";
+import { leaderElectionMetrics } from "../leaderelection/metrics.js";
 import { ControllerBuilder, ControllerBuilderError, type BuilderHost } from "./builder.js";
 import { Cache } from "./cache.js";
 import { defaultLogger } from "./logging.js";
+import { registerProcessMetrics } from "./metrics.js";
 import type { Logger } from "./logging.js";
 
 /** Where leader election keeps its Lease. */
@@ -206,12 +208,13 @@ export class Manager implements BuilderHost {
     this.log = opts.logger ?? defaultLogger();
     this.logger = this.log;
     this.registry = opts.registry ?? globalRegistry;
+    registerProcessMetrics(this.registry);
     this.gracefulShutdownTimeoutMs = opts.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
     this.informers =
       opts.informers ??
       new SharedInformerFactory(opts.client, {
         clock: this.clock,
-        onError: (message, err) => this.log.error({ err }, message),
+        logger: this.log,
       });
     this.cache = new Cache(this.informers);
     this.eventBroadcaster = new EventBroadcaster({ clock: this.clock, logger: this.log, registry: this.registry });
@@ -361,6 +364,7 @@ export class Manager implements BuilderHost {
       releaseOnCancel: le.releaseOnCancel,
       clock: this.clock,
       name: lockName,
+      metrics: leaderElectionMetrics(this.registry, le.name),
       onError: (message, err) => this.log.error({ err, lease: lockName }, message),
       callbacks: {
         onStartedLeading: (leaderSignal) => this.onStartedLeading(leaderSignal),

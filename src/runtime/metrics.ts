@@ -3,14 +3,14 @@
  * Registry. The collectors are created once per registry and shared by every controller that
  * uses it; each controller is a `controller` label value.
  */
-import { Counter, Gauge, Histogram, register as globalRegistry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
 
 export const controllerMetricNames = Object.freeze({
   reconcileTotal: "controller_runtime_reconcile_total",
   reconcileErrors: "controller_runtime_reconcile_errors_total",
-  terminalReconcileErrors: "controller_runtime_terminal_reconcile_errors_total",
   reconcilePanics: "controller_runtime_reconcile_panics_total",
+  terminalReconcileErrors: "controller_runtime_terminal_reconcile_errors_total",
   reconcileTime: "controller_runtime_reconcile_time_seconds",
   activeWorkers: "controller_runtime_active_workers",
   maxConcurrentReconciles: "controller_runtime_max_concurrent_reconciles",
@@ -31,8 +31,8 @@ export const reconcileTimeBuckets: readonly number[] = Object.freeze([
 export interface ControllerCollectors {
   reconcileTotal: Counter<"controller" | "result">;
   reconcileErrors: Counter<"controller">;
-  terminalReconcileErrors: Counter<"controller">;
   reconcilePanics: Counter<"controller">;
+  terminalReconcileErrors: Counter<"controller">;
   eventHandlerErrors: Counter<"controller">;
   reconcileTime: Histogram<"controller">;
   activeWorkers: Gauge<"controller">;
@@ -59,15 +59,15 @@ export function controllerCollectors(registry: Registry = globalRegistry): Contr
       labelNames: ["controller"] as const,
       registers,
     }),
-    terminalReconcileErrors: new Counter({
-      name: controllerMetricNames.terminalReconcileErrors,
-      help: "Total number of terminal reconciliation errors per controller",
-      labelNames: ["controller"] as const,
-      registers,
-    }),
     reconcilePanics: new Counter({
       name: controllerMetricNames.reconcilePanics,
       help: "Total number of reconciliation panics per controller",
+      labelNames: ["controller"] as const,
+      registers,
+    }),
+    terminalReconcileErrors: new Counter({
+      name: controllerMetricNames.terminalReconcileErrors,
+      help: "Total number of terminal reconciliation errors per controller",
       labelNames: ["controller"] as const,
       registers,
     }),
@@ -99,4 +99,20 @@ export function controllerCollectors(registry: Registry = globalRegistry): Contr
   };
   byRegistry.set(registry, c);
   return c;
+}
+
+/** The reconcile panic and terminal-error tests the controller counts by (reconcile.ts holds them). */
+export { isPanic as isReconcilePanic, isTerminalError as isTerminalReconcileError } from "./reconcile.js";
+
+const withProcessMetrics = new WeakSet<Registry>();
+
+/**
+ * prom-client's default collectors (process_cpu_seconds_total, process_resident_memory_bytes,
+ * process_open_fds, process_start_time_seconds, nodejs_eventloop_lag_seconds, nodejs_heap_*,
+ * nodejs_gc_duration_seconds …) in `registry`, once: the Go process collector's counterpart.
+ */
+export function registerProcessMetrics(registry: Registry = globalRegistry): void {
+  if (withProcessMetrics.has(registry) || registry.getSingleMetric("process_cpu_seconds_total")) return;
+  withProcessMetrics.add(registry);
+  collectDefaultMetrics({ register: registry });
 }

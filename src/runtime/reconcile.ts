@@ -56,10 +56,14 @@ export class TerminalError extends Error {
   }
 }
 
-/** Whether `err`, or an error in its `cause` chain, is a TerminalError (errors.Is). */
+/**
+ * Whether `err`, or an error in its `cause` chain, is a TerminalError (errors.Is): this class, or
+ * any Error named "TerminalError" (a copy of the class from another bundle of kubeloop, or a
+ * user's own).
+ */
 export function isTerminalError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 32; depth++) {
-    if (e instanceof TerminalError) return true;
+    if (e instanceof TerminalError || (e instanceof Error && e.name === "TerminalError")) return true;
     e = e instanceof Error ? e.cause : undefined;
   }
   return false;

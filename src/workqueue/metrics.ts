@@ -186,15 +186,18 @@ export const workqueueDurationBuckets: readonly number[] = Object.freeze(
   Array.from({ length: 10 }, (_, i) => Number((1e-6 * 10 ** i).toPrecision(1))),
 );
 
+/** client-go's `name`, and controller-runtime's `controller` (the same value: the queue is named after its controller). */
+type QueueLabel = "name" | "controller";
+
 /** The collectors of one registry, shared by every provider and queue that registers into it. */
 interface Collectors {
-  depth: Gauge<"name">;
-  adds: Counter<"name">;
-  latency: Histogram<"name">;
-  workDuration: Histogram<"name">;
-  unfinished: Gauge<"name">;
-  longest: Gauge<"name">;
-  retries: Counter<"name">;
+  depth: Gauge<QueueLabel>;
+  adds: Counter<QueueLabel>;
+  latency: Histogram<QueueLabel>;
+  workDuration: Histogram<QueueLabel>;
+  unfinished: Gauge<QueueLabel>;
+  longest: Gauge<QueueLabel>;
+  retries: Counter<QueueLabel>;
   /** Queues' unfinished-work updaters, run before the two unfinished-work gauges are read. */
   updaters: Set<() => void>;
 }
@@ -209,7 +212,7 @@ function collectorsFor(registry: Registry): Collectors {
     for (const u of updaters) u();
   };
   const registers = [registry];
-  const labelNames = ["name"] as const;
+  const labelNames = ["name", "controller"] as const;
   const c: Collectors = {
     depth: new Gauge({ name: workqueueMetricNames.depth, help: "Current depth of workqueue", labelNames, registers }),
     adds: new Counter({
@@ -263,7 +266,7 @@ function collectorsFor(registry: Registry): Collectors {
 
 /**
  * Work-queue metrics in a prom-client `Registry` (the global one by default), under client-go's
- * names with the label `name`. The seven collectors are registered once per registry and shared,
+ * names with the labels `name` and `controller` (controller-runtime's, both the queue's name). The seven collectors are registered once per registry and shared,
  * so any number of providers and queues (with different names) can use the same registry. The
  * unfinished-work gauges are recomputed from each queue's clock whenever the registry is read.
  */
@@ -275,25 +278,25 @@ export class PrometheusMetricsProvider implements WorkqueueMetricsProvider {
   }
 
   newDepthMetric(name: string): GaugeMetric {
-    return this.c.depth.labels({ name });
+    return this.c.depth.labels({ name, controller: name });
   }
   newAddsMetric(name: string): CounterMetric {
-    return this.c.adds.labels({ name });
+    return this.c.adds.labels({ name, controller: name });
   }
   newLatencyMetric(name: string): HistogramMetric {
-    return this.c.latency.labels({ name });
+    return this.c.latency.labels({ name, controller: name });
   }
   newWorkDurationMetric(name: string): HistogramMetric {
-    return this.c.workDuration.labels({ name });
+    return this.c.workDuration.labels({ name, controller: name });
   }
   newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.unfinished.labels({ name });
+    return this.c.unfinished.labels({ name, controller: name });
   }
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
-    return this.c.longest.labels({ name });
+    return this.c.longest.labels({ name, controller: name });
   }
   newRetriesMetric(name: string): CounterMetric {
-    return this.c.retries.labels({ name });
+    return this.c.retries.labels({ name, controller: name });
   }
   onCollect(update: () => void): () => void {
     const updaters = this.c.updaters;

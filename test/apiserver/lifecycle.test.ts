@@ -182,8 +182,9 @@ describe("discovery, health and limits", () => {
       scope: "Namespaced",
       singularResource: "deployment",
       subresources: [
-        { subresource: "status", responseKind: { group: "apps", version: "v1", kind: "Deployment" }, verbs: ["get", "patch", "update"] },
+        // In path order, as kube-apiserver's installer sorts them.
         { subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] },
+        { subresource: "status", responseKind: { group: "apps", version: "v1", kind: "Deployment" }, verbs: ["get", "patch", "update"] },
       ],
     });
     const core = await t.get("/api", { Accept: AGG });

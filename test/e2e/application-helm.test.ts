@@ -38,15 +38,17 @@ function helmTemplate(args: string[]): string {
   return r.stdout;
 }
 
+/** The objects of deploy/*.yaml (not the kustomization), but the Namespace: Helm's --create-namespace makes it. */
 function manifests(): Obj[] {
   const dir = `${root}deploy`;
   return readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml"))
-    .flatMap((f) => docs(readFileSync(`${dir}/${f}`, "utf8")));
+    .filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml")
+    .flatMap((f) => docs(readFileSync(`${dir}/${f}`, "utf8")))
+    .filter((o) => o.kind !== "Namespace");
 }
 
 describe("Helm chart", () => {
-  it("renders the same objects as deploy/*.yaml and deploy/crds (helm template --include-crds)", () => {
+  it("renders the same objects as deploy/*.yaml (but the Namespace) and deploy/crds (helm template --include-crds)", () => {
     const rendered = byKey(docs(helmTemplate(["--include-crds"])));
     const expected = byKey([...manifests(), ...docs(readFileSync(`${root}deploy/crds/applications.kubeloop.dev.yaml`, "utf8"))]);
     expect([...rendered.keys()].sort()).toEqual([...expected.keys()].sort());
@@ -62,7 +64,7 @@ describe("Helm chart", () => {
       docs(
         helmTemplate([
           "--set",
-          "image.repository=registry.example/kubeloop,image.tag=9.9.9,replicas=2,leaderElect=false,createNamespace=false",
+          "image.repository=registry.example/kubeloop,image.tag=9.9.9,replicas=2,leaderElect=false",
           "--set",
           "resources.limits.memory=1Gi",
         ]),
@@ -77,5 +79,19 @@ describe("Helm chart", () => {
     expect(c.args).not.toContain("--leader-elect");
     expect(c.resources.limits.memory).toBe("1Gi");
     expect([...out.keys()].some((k) => k.includes("/Role/") || k.includes("/Namespace/"))).toBe(false);
+  });
+
+  it("renders no Namespace, and prefixes cluster-scoped names with the release name", () => {
+    const out = docs(helmTemplate([])).filter((o) => o.kind !== "CustomResourceDefinition");
+    expect(out.some((o) => o.kind === "Namespace")).toBe(false);
+    const other = docs(
+      spawnSync(ensureBinary("helm"), ["template", "second", chart, "--namespace", "team-b"], { encoding: "utf8", env: { ...process.env, HELM_CACHE_HOME: `${root}.cache/helm`, HELM_CONFIG_HOME: `${root}.cache/helm`, HELM_DATA_HOME: `${root}.cache/helm` } }).stdout,
+    );
+    const clusterScoped = (objs: Obj[]) => objs.filter((o) => o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding").map((o) => o.metadata.name);
+    expect(clusterScoped(out)).toEqual(["kubeloop-application", "kubeloop-application"]);
+    expect(clusterScoped(other)).toEqual(["second-kubeloop-application", "second-kubeloop-application"]);
+    const binding = other.find((o) => o.kind === "ClusterRoleBinding") as unknown as { roleRef: { name: string }; subjects: Array<{ name: string; namespace: string }> };
+    expect(binding.roleRef.name).toBe("second-kubeloop-application");
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "second-kubeloop-application", namespace: "team-b" }]);
   });
 });

@@ -16,10 +16,13 @@ export interface KubectlResult {
 }
 
 export class Kubectl {
-  readonly bin = ensureKubectl();
   private readonly dir = mkdtempSync(join(tmpdir(), "kubeloop-e2e-"));
 
-  constructor(readonly kubeconfigPath: string) {}
+  /** `bin`: another kubectl (e.g. 1.24 from scripts/kubectl.mjs's v24 layer); default 1.35. */
+  constructor(
+    readonly kubeconfigPath: string,
+    readonly bin: string = ensureKubectl(),
+  ) {}
 
   /** Runs kubectl to completion; `input` is written to stdin. Never rejects on a non-zero exit. */
   run(args: string[], input?: string, timeoutMs = 30_000): Promise<KubectlResult> {

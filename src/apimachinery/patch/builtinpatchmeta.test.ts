@@ -15,8 +15,13 @@ describe("rootTypeForKind", () => {
     ["apiregistration.k8s.io", "v1", "APIService", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"],
     ["flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", "io.k8s.api.flowcontrol.v1.FlowSchema"],
     ["autoscaling", "v2", "HorizontalPodAutoscaler", "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"],
+    ["resource.k8s.io", "v1", "ResourceClaim", "io.k8s.api.resource.v1.ResourceClaim"],
+    ["admissionregistration.k8s.io", "v1", "MutatingAdmissionPolicy", "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy"],
+    // Every group version of the 1.36 API is in the table, served by default or not.
+    ["apps", "v1beta1", "Deployment", "io.k8s.api.apps.v1beta1.Deployment"],
     ["example.com", "v1", "Widget", undefined],
-    ["apps", "v1beta1", "Deployment", undefined],
+    ["apps", "v1", "Widget", undefined],
+    ["", "v1", "Status", undefined],
   ];
   for (const [group, version, kind, want] of table) {
     it(`${group || "core"}/${version} ${kind}`, () => expect(rootTypeForKind(group, version, kind)).toBe(want));
@@ -52,6 +57,14 @@ describe("builtinPatchTypes", () => {
       ["io.k8s.api.apps.v1.DeploymentStatus", "conditions", "merge", "type"],
       ["io.k8s.api.batch.v1.JobStatus", "conditions", "merge", "type"],
       ["io.k8s.api.storage.v1.CSINodeSpec", "drivers", "merge", "name"],
+      ["io.k8s.api.core.v1.PodSpec", "resourceClaims", "merge,retainKeys", "name"],
+      ["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps", "x-kubernetes-validations", "merge", "rule"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingWebhook", "matchConditions", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "webhooks", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.MutatingWebhook", "matchConditions", "merge", "name"],
+      ["io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", "variables", "merge", "name"],
+      ["io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "conditions", "merge", "type"],
+      ["io.k8s.api.resource.v1.ResourceClaimStatus", "reservedFor", "merge", "uid"],
     ];
     for (const [type, field, strategy, key] of tags) {
       const entry = builtinPatchTypes[type]?.[field];

@@ -2,24 +2,20 @@
  * Patch metadata of the built-in kinds, as data.
  *
  * `builtinPatchTypes` is keyed by OpenAPI definition name. Each entry lists, for one type, the
- * fields that carry a `patchStrategy` / `patchMergeKey` struct tag upstream
- * (staging/src/k8s.io/api/<group>/<version>/types.go), and every field through which such a
- * field is reachable, with `type` naming the field's definition (for lists: the element's).
- * A field entry describes a list when it has a merge key or its strategy includes "merge";
- * otherwise (no strategy, or "retainKeys"/"replace" alone) it describes a struct.
+ * fields that carry a `patchStrategy` / `patchMergeKey` struct tag upstream, and every field
+ * through which such a field is reachable, with `type` naming the field's definition (for lists:
+ * the element's). A field entry describes a list when it has a merge key or its strategy includes
+ * "merge"; otherwise (no strategy, or "retainKeys"/"replace" alone) it describes a struct.
  *
- * Fields without tags are absent: strategic merge patch replaces such lists and merges such
- * maps, which is also what an absent entry means. In particular these carry no patch tags
- * upstream (lists replaced wholesale): PodSpec.tolerations, Container.envFrom,
- * Container.resizePolicy, PodSpec.readinessGates, NodeSpec.taints, Endpoints.subsets,
- * EndpointSlice.endpoints, RBAC rules and subjects, CertificateSigningRequest and
- * CustomResourceDefinition conditions (listType=map only), FlowSchema / PriorityLevel
- * conditions, ServiceAccount.imagePullSecrets.
+ * The table is generated from the struct tags of every type of every Kubernetes 1.36 group
+ * version (scripts/apigen/generate.mjs → builtinpatchtypes.json), so it holds exactly what
+ * upstream's strategicpatch reads from the Go structs by reflection. Fields without tags are
+ * absent: strategic merge patch replaces such lists and merges such maps, which is also what an
+ * absent entry means (PodSpec.tolerations, Container.envFrom, RBAC rules and subjects, ...).
  *
- * Readers: the API server (strategic merge patch of built-in kinds, via `patchMetaForKind`) and
- * the OpenAPI generator (x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key, reading the
- * table directly).
+ * Readers: the API server (strategic merge patch of built-in kinds, via `patchMetaForKind`).
  */
+import generated from "./builtinpatchtypes.json" with { type: "json" };
 import { deepFreeze } from "../deepcopy.js";
 import type { PatchMeta } from "./strategicpatch.js";
 
@@ -33,192 +29,29 @@ export interface BuiltinFieldPatchInfo {
 
 export type BuiltinPatchTypeTable = Readonly<Record<string, Readonly<Record<string, BuiltinFieldPatchInfo>>>>;
 
-const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
-const CORE = "io.k8s.api.core.v1.";
-const APPS = "io.k8s.api.apps.v1.";
-const BATCH = "io.k8s.api.batch.v1.";
-
-const OBJECT_META = `${META}ObjectMeta`;
-const POD_TEMPLATE_SPEC = `${CORE}PodTemplateSpec`;
-
-const merge = (patchMergeKey: string, type?: string): BuiltinFieldPatchInfo =>
-  type === undefined ? { patchStrategy: "merge", patchMergeKey } : { patchStrategy: "merge", patchMergeKey, type };
-const mergeRetainKeys = (patchMergeKey: string, type?: string): BuiltinFieldPatchInfo =>
-  type === undefined ? { patchStrategy: "merge,retainKeys", patchMergeKey } : { patchStrategy: "merge,retainKeys", patchMergeKey, type };
-/** A merging list of scalars (set union). */
-const mergeSet: BuiltinFieldPatchInfo = { patchStrategy: "merge" };
-const conditionsByType = merge("type");
-const ref = (type: string): BuiltinFieldPatchInfo => ({ type });
-
-/** A top-level kind: metadata plus, when they reach patch-annotated fields, spec and status. */
-function kind(spec?: string, status?: string): Record<string, BuiltinFieldPatchInfo> {
-  const fields: Record<string, BuiltinFieldPatchInfo> = { metadata: ref(OBJECT_META) };
-  if (spec !== undefined) fields.spec = ref(spec);
-  if (status !== undefined) fields.status = ref(status);
-  return fields;
+interface GeneratedFile {
+  source: string;
+  generator: string;
+  /** "group/version/Kind" → definition name. */
+  kinds: Record<string, string>;
+  types: Record<string, Record<string, BuiltinFieldPatchInfo>>;
 }
 
-/** Container and EphemeralContainer (EphemeralContainerCommon) share these. */
-const containerFields: Record<string, BuiltinFieldPatchInfo> = {
-  ports: merge("containerPort"),
-  env: merge("name"),
-  volumeMounts: merge("mountPath"),
-  volumeDevices: merge("devicePath"),
-};
-
-const table: Record<string, Record<string, BuiltinFieldPatchInfo>> = {
-  // meta/v1
-  [OBJECT_META]: {
-    finalizers: mergeSet,
-    ownerReferences: merge("uid"),
-  },
-
-  // core/v1: pods and templates
-  [`${CORE}Pod`]: kind(`${CORE}PodSpec`, `${CORE}PodStatus`),
-  [`${CORE}PodTemplate`]: { metadata: ref(OBJECT_META), template: ref(POD_TEMPLATE_SPEC) },
-  [POD_TEMPLATE_SPEC]: kind(`${CORE}PodSpec`),
-  [`${CORE}PodSpec`]: {
-    volumes: mergeRetainKeys("name"),
-    initContainers: merge("name", `${CORE}Container`),
-    containers: merge("name", `${CORE}Container`),
-    ephemeralContainers: merge("name", `${CORE}EphemeralContainer`),
-    imagePullSecrets: merge("name"),
-    hostAliases: merge("ip"),
-    topologySpreadConstraints: merge("topologyKey"),
-    schedulingGates: merge("name"),
-    resourceClaims: mergeRetainKeys("name"),
-  },
-  [`${CORE}Container`]: containerFields,
-  [`${CORE}EphemeralContainer`]: containerFields,
-  [`${CORE}PodStatus`]: {
-    conditions: conditionsByType,
-    podIPs: merge("ip"),
-    hostIPs: merge("ip"),
-    resourceClaimStatuses: mergeRetainKeys("name"),
-  },
-
-  // core/v1: other kinds
-  [`${CORE}ReplicationController`]: kind(`${CORE}ReplicationControllerSpec`, `${CORE}ReplicationControllerStatus`),
-  [`${CORE}ReplicationControllerSpec`]: { template: ref(POD_TEMPLATE_SPEC) },
-  [`${CORE}ReplicationControllerStatus`]: { conditions: conditionsByType },
-  [`${CORE}Service`]: kind(`${CORE}ServiceSpec`, `${CORE}ServiceStatus`),
-  [`${CORE}ServiceSpec`]: { ports: merge("port") },
-  [`${CORE}ServiceStatus`]: { conditions: conditionsByType },
-  [`${CORE}Node`]: kind(`${CORE}NodeSpec`, `${CORE}NodeStatus`),
-  [`${CORE}NodeSpec`]: { podCIDRs: mergeSet },
-  [`${CORE}NodeStatus`]: { conditions: conditionsByType, addresses: merge("type") },
-  [`${CORE}Namespace`]: kind(undefined, `${CORE}NamespaceStatus`),
-  [`${CORE}NamespaceStatus`]: { conditions: conditionsByType },
-  [`${CORE}PersistentVolumeClaim`]: kind(undefined, `${CORE}PersistentVolumeClaimStatus`),
-  [`${CORE}PersistentVolumeClaimStatus`]: { conditions: conditionsByType },
-  [`${CORE}ServiceAccount`]: { metadata: ref(OBJECT_META), secrets: merge("name") },
-  [`${CORE}ComponentStatus`]: { metadata: ref(OBJECT_META), conditions: conditionsByType },
-
-  // apps/v1
-  [`${APPS}Deployment`]: kind(`${APPS}DeploymentSpec`, `${APPS}DeploymentStatus`),
-  [`${APPS}DeploymentSpec`]: { template: ref(POD_TEMPLATE_SPEC), strategy: { patchStrategy: "retainKeys" } },
-  [`${APPS}DeploymentStatus`]: { conditions: conditionsByType },
-  [`${APPS}ReplicaSet`]: kind(`${APPS}ReplicaSetSpec`, `${APPS}ReplicaSetStatus`),
-  [`${APPS}ReplicaSetSpec`]: { template: ref(POD_TEMPLATE_SPEC) },
-  [`${APPS}ReplicaSetStatus`]: { conditions: conditionsByType },
-  [`${APPS}StatefulSet`]: kind(`${APPS}StatefulSetSpec`, `${APPS}StatefulSetStatus`),
-  [`${APPS}StatefulSetSpec`]: { template: ref(POD_TEMPLATE_SPEC) },
-  [`${APPS}StatefulSetStatus`]: { conditions: conditionsByType },
-  [`${APPS}DaemonSet`]: kind(`${APPS}DaemonSetSpec`, `${APPS}DaemonSetStatus`),
-  [`${APPS}DaemonSetSpec`]: { template: ref(POD_TEMPLATE_SPEC) },
-  [`${APPS}DaemonSetStatus`]: { conditions: conditionsByType },
-
-  // batch/v1
-  [`${BATCH}Job`]: kind(`${BATCH}JobSpec`, `${BATCH}JobStatus`),
-  [`${BATCH}JobSpec`]: { template: ref(POD_TEMPLATE_SPEC) },
-  [`${BATCH}JobStatus`]: { conditions: conditionsByType },
-  [`${BATCH}CronJob`]: kind(`${BATCH}CronJobSpec`),
-  [`${BATCH}CronJobSpec`]: { jobTemplate: ref(`${BATCH}JobTemplateSpec`) },
-  [`${BATCH}JobTemplateSpec`]: kind(`${BATCH}JobSpec`),
-
-  // autoscaling/v2 (v1 has no patch-annotated fields beyond metadata)
-  ["io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"]: kind(undefined, "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus"),
-  ["io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus"]: { conditions: conditionsByType },
-
-  // policy/v1
-  ["io.k8s.api.policy.v1.PodDisruptionBudget"]: kind(undefined, "io.k8s.api.policy.v1.PodDisruptionBudgetStatus"),
-  ["io.k8s.api.policy.v1.PodDisruptionBudgetStatus"]: { conditions: conditionsByType },
-
-  // storage/v1
-  ["io.k8s.api.storage.v1.CSINode"]: kind("io.k8s.api.storage.v1.CSINodeSpec"),
-  ["io.k8s.api.storage.v1.CSINodeSpec"]: { drivers: merge("name") },
-
-  // apiregistration.k8s.io/v1
-  ["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"]: kind(
-    undefined,
-    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus",
-  ),
-  ["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus"]: { conditions: conditionsByType },
-};
-
-/**
- * Built-in kinds whose only patch-annotated fields are in metadata (ownerReferences,
- * finalizers), by "group/version" ("v1" for core).
- */
-const metadataOnlyKinds: Readonly<Record<string, readonly string[]>> = {
-  v1: ["ConfigMap", "Secret", "Endpoints", "Event", "LimitRange", "ResourceQuota", "PersistentVolume", "Binding"],
-  "apps/v1": ["ControllerRevision"],
-  "autoscaling/v1": ["HorizontalPodAutoscaler"],
-  "policy/v1": ["Eviction"],
-  "rbac.authorization.k8s.io/v1": ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"],
-  "networking.k8s.io/v1": ["Ingress", "IngressClass", "NetworkPolicy", "IPAddress", "ServiceCIDR"],
-  "coordination.k8s.io/v1": ["Lease"],
-  "discovery.k8s.io/v1": ["EndpointSlice"],
-  "events.k8s.io/v1": ["Event"],
-  "storage.k8s.io/v1": ["StorageClass", "CSIDriver", "VolumeAttachment", "CSIStorageCapacity", "VolumeAttributesClass"],
-  "scheduling.k8s.io/v1": ["PriorityClass"],
-  "node.k8s.io/v1": ["RuntimeClass"],
-  "certificates.k8s.io/v1": ["CertificateSigningRequest"],
-  "admissionregistration.k8s.io/v1": [
-    "ValidatingWebhookConfiguration",
-    "MutatingWebhookConfiguration",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-  ],
-  "apiextensions.k8s.io/v1": ["CustomResourceDefinition"],
-  "flowcontrol.apiserver.k8s.io/v1": ["FlowSchema", "PriorityLevelConfiguration"],
-};
-
-/** OpenAPI definition-name prefixes of API groups whose definitions do not follow io.k8s.api.<group>. */
-const groupPackages: Readonly<Record<string, string>> = {
-  "": "io.k8s.api.core",
-  "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
-  "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
-  "flowcontrol.apiserver.k8s.io": "io.k8s.api.flowcontrol",
-  "internal.apiserver.k8s.io": "io.k8s.api.apiserverinternal",
-};
-
-for (const [gv, kinds] of Object.entries(metadataOnlyKinds)) {
-  const slash = gv.indexOf("/");
-  const group = slash < 0 ? "" : gv.slice(0, slash);
-  const version = slash < 0 ? gv : gv.slice(slash + 1);
-  for (const k of kinds) {
-    const name = definitionName(group, version, k);
-    if (!(name in table)) table[name] = kind();
-  }
-}
+const file = generated as unknown as GeneratedFile;
 
 /** The table, frozen. */
-export const builtinPatchTypes: BuiltinPatchTypeTable = deepFreeze(table);
+export const builtinPatchTypes: BuiltinPatchTypeTable = deepFreeze(file.types);
 
-function definitionName(group: string, version: string, kindName: string): string {
-  const pkg = groupPackages[group] ?? `io.k8s.api.${group.replace(/\.k8s\.io$/, "").split(".")[0]}`;
-  return `${pkg}.${version}.${kindName}`;
-}
+const kinds: Readonly<Record<string, string>> = deepFreeze(file.kinds);
 
 /**
  * The OpenAPI definition name of a built-in kind ("apps", "v1", "Deployment" →
- * "io.k8s.api.apps.v1.Deployment"), or undefined when the kind is not in the table (custom
- * resources, kinds this table does not know).
+ * "io.k8s.api.apps.v1.Deployment"), or undefined when the kind is not built in (custom
+ * resources, kinds no 1.36 group version registers).
  */
 export function rootTypeForKind(group: string, version: string, kindName: string): string | undefined {
-  const name = definitionName(group, version, kindName);
-  return Object.prototype.hasOwnProperty.call(builtinPatchTypes, name) ? name : undefined;
+  const key = `${group}/${version}/${kindName}`;
+  return Object.prototype.hasOwnProperty.call(kinds, key) ? kinds[key] : undefined;
 }
 
 const metaCache = new Map<string, PatchMeta>();

@@ -92,6 +92,28 @@ describe("applyJsonPatch failures", () => {
     expect(() => applyJsonPatch({}, ops, { maxOperations: 2 })).toThrow("The allowed maximum operations in a JSON patch is 2, got 3");
   });
 
+  it("caps the accumulated size of copies (evanphx/json-patch's AccumulatedCopySizeLimit)", () => {
+    // upstream's table: each copy of `"AAA…"` (49 A's plus quotes) adds 51 bytes.
+    const doc = { foo: ["A", "A".repeat(49)] };
+    const copy = { op: "copy", path: "/foo/-", from: "/foo/1" };
+    expect(applyJsonPatch(doc, [copy, copy], { maxCopyBytes: 102 })).toEqual({ foo: ["A", "A".repeat(49), "A".repeat(49), "A".repeat(49)] });
+    expect(() => applyJsonPatch(doc, [copy, copy], { maxCopyBytes: 101 })).toThrow(
+      "Unable to complete the copy, the accumulated size increase of copy is 102, exceeding the limit 101",
+    );
+    // A value copied into itself doubles the document each time: stopped by the default 3 MiB.
+    const doubling = Array.from({ length: 60 }, (_, i) => ({ op: "copy", from: "/a", path: `/a/x${i}` }));
+    const err = (() => {
+      try {
+        applyJsonPatch({ a: { v: "x".repeat(100) } }, doubling);
+      } catch (e) {
+        return e as PatchError;
+      }
+    })();
+    expect(err).toBeInstanceOf(PatchError);
+    expect(err!.code).toBe(422);
+    expect(err!.operationIndex).toBeLessThan(20);
+  });
+
   it("reports the index of the failing operation", () => {
     try {
       applyJsonPatch({ a: 1 }, [{ op: "add", path: "/b", value: 2 }, { op: "remove", path: "/zz" }]);

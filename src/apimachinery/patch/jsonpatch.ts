@@ -6,6 +6,9 @@
  * operation values by reference) sees them. Every failure is a PatchError:
  * - the body is not an array of operations → 400 (kube-apiserver's DecodePatch failure);
  * - more than `maxOperations` operations → 413 (kube-apiserver caps JSON patches at 10000);
+ * - `copy` operations that together copy more than `maxCopyBytes` of JSON → 422 (upstream's
+ *   JSONPatchMaxCopyBytes, 3 MiB: without it each copy of a value into itself doubles the
+ *   document);
  * - an operation that is malformed or does not apply, including a failed `test` → 422.
  * Messages follow evanphx/json-patch (the library kube-apiserver uses) where the failure has a
  * counterpart there, and name the operation index and path.
@@ -20,9 +23,14 @@ export type JsonPatchOperation = Operation;
 /** kube-apiserver's maxJSONPatchOperations. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
+/** kube-apiserver's JSONPatchMaxCopyBytes (the accumulated size of copied values). */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
 export interface JsonPatchOptions {
   /** Reject patches with more operations than this (default 10000, as kube-apiserver). */
   maxOperations?: number;
+  /** Reject patches whose copy operations copy more JSON than this in total (default 3 MiB). */
+  maxCopyBytes?: number;
 }
 
 const VALID_OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
@@ -45,14 +53,63 @@ export function applyJsonPatch(doc: unknown, ops: unknown, options: JsonPatchOpt
   } catch (err) {
     throw new PatchError("json", 422, "json patch: document nesting is too deep", { cause: err });
   }
+  const maxCopy = options.maxCopyBytes ?? MAX_JSON_PATCH_COPY_BYTES;
+  let copied = 0;
   for (let i = 0; i < operations.length; i++) {
+    const op = operations[i];
+    if (op.op === "copy") {
+      // evanphx/json-patch's AccumulatedCopySizeLimit, measured before the copy is made.
+      let from: unknown;
+      try {
+        from = jsonpatch.getValueByPointer(document, op.from);
+      } catch {
+        from = undefined;
+      }
+      copied += jsonSizeAtMost(from, maxCopy - copied + 1);
+      if (copied > maxCopy) {
+        throw new PatchError(
+          "json",
+          422,
+          `Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxCopy}`,
+          { operationIndex: i },
+        );
+      }
+    }
     try {
-      document = jsonpatch.applyOperation(document, operations[i], true, true, true, i).newDocument;
+      document = jsonpatch.applyOperation(document, op, true, true, true, i).newDocument;
     } catch (err) {
       throw translate(err, operations[i], i);
     }
   }
   return document;
+}
+
+/**
+ * The length of `JSON.stringify(v)` in bytes (strings as UTF-16 code units, close enough for a
+ * limit), computed iteratively and given up once past `budget` (the result is then > budget).
+ */
+export function jsonSizeAtMost(v: unknown, budget: number): number {
+  let size = 0;
+  const stack: unknown[] = [v];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || x === undefined) size += 4;
+    else if (typeof x === "string") size += x.length + 2;
+    else if (typeof x === "number" || typeof x === "boolean") size += String(x).length;
+    else if (Array.isArray(x)) {
+      size += 2 + Math.max(0, x.length - 1);
+      for (const e of x) stack.push(e);
+    } else if (typeof x === "object") {
+      const entries = Object.entries(x as Record<string, unknown>);
+      size += 2 + Math.max(0, entries.length - 1);
+      for (const [k, e] of entries) {
+        size += k.length + 3;
+        stack.push(e);
+      }
+    }
+    if (size > budget) return size;
+  }
+  return size;
 }
 
 function jsonTypeName(v: unknown): string {

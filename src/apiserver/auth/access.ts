@@ -18,8 +18,9 @@ import type { ResourceHooks } from "../rest/context.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
 import { decodeObjectBody, readBody, type ProtobufDecoder } from "../server/body.js";
 import type { ResourceRequestInfo } from "../server/requestinfo.js";
+import type { RequestURL } from "../server/target.js";
 import type { ResourceRegistry } from "../server/resources.js";
-import { writeJSON } from "../server/respond.js";
+import { writeNegotiated } from "../server/respond.js";
 import type { Storage } from "../storage/interface.js";
 import { forbiddenError, requestInfoOf, type Attributes } from "../rbac/attributes.js";
 import { RBACAuthorizer, type Decision } from "../rbac/authorizer.js";
@@ -163,7 +164,7 @@ export class AccessControl {
    * Synchronous (no promise, no await) in the usual insecure-mode case — no credentials and an
    * RBAC cache that is current — since it runs before every request; asynchronous otherwise.
    */
-  guard(req: IncomingMessage, url: URL): void | Promise<void> {
+  guard(req: IncomingMessage, url: RequestURL): void | Promise<void> {
     const insecure = this.insecureUser;
     if (insecure && req.headers.authorization === undefined) {
       if (this.cache.current()) return this.authorize(req, url, insecure);
@@ -172,7 +173,7 @@ export class AccessControl {
     return this.authenticateAndAuthorize(req, url);
   }
 
-  private async authenticateAndAuthorize(req: IncomingMessage, url: URL): Promise<void> {
+  private async authenticateAndAuthorize(req: IncomingMessage, url: RequestURL): Promise<void> {
     const outcome = await this.chain.authenticate(req, url.pathname);
     if (outcome.kind === "unauthorized") throw StatusError.unauthorized();
     if (!this.cache.current()) await this.cache.synced();
@@ -180,7 +181,7 @@ export class AccessControl {
   }
 
   /** Impersonation and RBAC for an authenticated user (the RBAC cache is current). */
-  private authorize(req: IncomingMessage, url: URL, requestor: UserInfo): void {
+  private authorize(req: IncomingMessage, url: RequestURL, requestor: UserInfo): void {
     const user = impersonate(req, requestor, this.decideFn);
     let attrs: Attributes;
     try {
@@ -234,7 +235,7 @@ export class AccessControl {
     const buf = await readBody(req, this.deps.maxBodyBytes);
     const body = decodeObjectBody(buf, req.headers["content-type"], this.deps.decodeProtobuf).object;
     await this.cache.synced();
-    writeJSON(res, 201, await answer(body));
+    writeNegotiated(req.headers.accept, res, 201, await answer(body));
     return true;
   }
 

@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { isIP } from "node:net";
+import { restrictIfExists, writePrivateFile } from "../privatefiles.js";
 import { AdminUser, SystemMasters } from "./user.js";
 import { generateCA, generateKey, issueCertificate, loadCertificateAndKey, subjectOf, type CertificateAndKey } from "./x509.js";
 
@@ -74,8 +75,13 @@ async function readPair(dir: string, base: string): Promise<CertificateAndKey | 
 }
 
 async function writePair(dir: string, base: string, pair: CertificateAndKey): Promise<void> {
-  await writeFile(join(dir, `${base}.key`), pair.keyPem, { mode: 0o600 });
+  await writePrivateFile(join(dir, `${base}.key`), pair.keyPem);
   await writeFile(join(dir, `${base}.crt`), pair.certPem, { mode: 0o644 });
+}
+
+/** Private keys already in the directory are made 0600 too (an older or copied directory). */
+function restrictKeys(dir: string): void {
+  for (const base of ["ca", "apiserver", "admin", "sa"]) restrictIfExists(join(dir, `${base}.key`));
 }
 
 /** Loads the PKI from `<dataDir>/pki` (creating what is missing or stale), or makes one in memory. */
@@ -88,6 +94,7 @@ export async function loadOrCreatePKI(dataDir: string | undefined, host: string 
   }
   const dir = join(dataDir, "pki");
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  restrictKeys(dir);
   let ca = await readPair(dir, "ca");
   let caFresh = false;
   if (!ca) {
@@ -112,7 +119,7 @@ export async function loadOrCreatePKI(dataDir: string | undefined, host: string 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw new Error(`cannot load ${join(dir, "sa.key")}: ${(err as Error).message}`);
     serviceAccountKey = generateKey();
-    await writeFile(join(dir, "sa.key"), serviceAccountKey.privateKey.export({ type: "pkcs8", format: "pem" }).toString(), { mode: 0o600 });
+    await writePrivateFile(join(dir, "sa.key"), serviceAccountKey.privateKey.export({ type: "pkcs8", format: "pem" }).toString());
     await writeFile(join(dir, "sa.pub"), serviceAccountKey.publicKey.export({ type: "spki", format: "pem" }).toString(), { mode: 0o644 });
   }
   return { ca, serving, admin, serviceAccountKey, dir };

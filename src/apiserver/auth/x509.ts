@@ -46,6 +46,17 @@ export interface CertificateRequest {
   extKeyUsage?: readonly ("serverAuth" | "clientAuth")[];
   /** Positive serial number bytes (default: 16 random bytes). */
   serial?: Uint8Array;
+  /** The subject Name DER to use as is (a certificate request's subject) instead of `subject`. */
+  subjectDER?: Uint8Array;
+  /**
+   * KeyUsage bit numbers (RFC 5280 4.2.1.3). Default: digitalSignature + keyEncipherment
+   * (keyCertSign + cRLSign for a CA); an empty list omits the extension.
+   */
+  keyUsageBits?: readonly number[];
+  /** Extended key usage OIDs, after those named by `extKeyUsage`. */
+  extKeyUsageOIDs?: readonly string[];
+  /** A subjectAltName extension value (GeneralNames DER) copied as is, instead of dnsNames/ipAddresses. */
+  subjectAltNameDER?: Uint8Array;
 }
 
 /** A certificate with its private key, in PEM and parsed forms. */
@@ -62,7 +73,7 @@ export function generateKey(): { privateKey: KeyObject; publicKey: KeyObject } {
 
 // ---- a tiny DER reader, for fields of certificates and keys we did not build in this process --
 
-interface Element {
+export interface Element {
   tag: number;
   /** Offset of the tag byte. */
   start: number;
@@ -72,7 +83,8 @@ interface Element {
   end: number;
 }
 
-function readElement(buf: Uint8Array, offset: number): Element {
+/** The DER element (tag, length, contents) at `offset`; throws on truncated or oversized input. */
+export function readElement(buf: Uint8Array, offset: number): Element {
   if (offset + 2 > buf.length) throw new Error("DER: truncated element");
   const tag = buf[offset];
   let len = buf[offset + 1];
@@ -88,7 +100,8 @@ function readElement(buf: Uint8Array, offset: number): Element {
   return { tag, start: offset, contentStart: p, end: p + len };
 }
 
-function children(buf: Uint8Array, parent: Element): Element[] {
+/** The elements inside a constructed element (SEQUENCE, SET, explicit tag). */
+export function children(buf: Uint8Array, parent: Element): Element[] {
   const out: Element[] = [];
   for (let p = parent.contentStart; p < parent.end; ) {
     const e = readElement(buf, p);
@@ -119,7 +132,8 @@ export function keyIdentifier(publicKey: KeyObject): Buffer {
 
 // ---- encoding ------------------------------------------------------------------------------
 
-function encodeName(dn: DistinguishedName): Buffer {
+/** A Name of O attributes then a CN, as Go's pkix.Name encodes them. */
+export function encodeName(dn: DistinguishedName): Buffer {
   const rdn = (type: string, value: string) => der.set(der.sequence(der.oid(type), der.utf8String(value)));
   // Go's pkix.Name order: O before CN.
   const rdns = [...(dn.organizations ?? []).map((o) => rdn(OID.organization, o)), rdn(OID.commonName, dn.commonName)];
@@ -166,15 +180,18 @@ export interface Signer {
 export function createCertificateDER(req: CertificateRequest, issuer: Signer): Buffer {
   let serial = req.serial ?? randomBytes(16);
   if (serial.length === 0 || serial.every((b) => b === 0)) serial = Buffer.from([1]);
-  const subjectName = encodeName(req.subject);
+  const subjectName = req.subjectDER ? Buffer.from(req.subjectDER) : encodeName(req.subject);
   const exts: Buffer[] = [];
-  exts.push(extension(OID.keyUsage, true, der.namedBits(req.isCA ? [KeyUsageBit.digitalSignature, KeyUsageBit.keyCertSign, KeyUsageBit.cRLSign] : [KeyUsageBit.digitalSignature, KeyUsageBit.keyEncipherment])));
-  if (req.extKeyUsage?.length) exts.push(extension(OID.extKeyUsage, false, der.sequence(...req.extKeyUsage.map((u) => der.oid(OID[u])))));
+  const keyUsage = req.keyUsageBits ?? (req.isCA ? [KeyUsageBit.digitalSignature, KeyUsageBit.keyCertSign, KeyUsageBit.cRLSign] : [KeyUsageBit.digitalSignature, KeyUsageBit.keyEncipherment]);
+  if (keyUsage.length) exts.push(extension(OID.keyUsage, true, der.namedBits(keyUsage)));
+  const ekus = [...(req.extKeyUsage ?? []).map((u) => OID[u]), ...(req.extKeyUsageOIDs ?? [])];
+  if (ekus.length) exts.push(extension(OID.extKeyUsage, false, der.sequence(...ekus.map((o) => der.oid(o)))));
   exts.push(extension(OID.basicConstraints, true, req.isCA ? der.sequence(der.boolean(true)) : der.sequence()));
   exts.push(extension(OID.subjectKeyIdentifier, false, der.octetString(keyIdentifier(req.publicKey))));
   exts.push(extension(OID.authorityKeyIdentifier, false, der.sequence(der.implicitPrimitive(0, keyIdentifier(issuer.publicKey)))));
   const names = [...(req.dnsNames ?? []).map((d) => der.implicitPrimitive(2, Buffer.from(d, "ascii"))), ...(req.ipAddresses ?? []).map((ip) => der.implicitPrimitive(7, ipBytes(ip)))];
-  if (names.length) exts.push(extension(OID.subjectAltName, false, der.sequence(...names)));
+  if (req.subjectAltNameDER) exts.push(extension(OID.subjectAltName, false, Buffer.from(req.subjectAltNameDER)));
+  else if (names.length) exts.push(extension(OID.subjectAltName, false, der.sequence(...names)));
 
   const tbs = der.sequence(
     der.explicit(0, der.smallInteger(2)),

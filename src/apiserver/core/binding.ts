@@ -11,6 +11,9 @@ import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { Clock } from "../../apimachinery/clock.js";
+import type { ResourceStrategy } from "../registry/strategy.js";
+import type { WriteContext } from "../rest/context.js";
+import { ResourceStore, type ResourceStoreDeps } from "../rest/store.js";
 
 interface BindingShape {
   metadata?: { name?: string; annotations?: Record<string, string> };
@@ -60,3 +63,28 @@ export function assignPod(body: KubeObject, podName: string, node: string, clock
 }
 
 export const bindingSuccess: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
+
+/**
+ * POST /api/v1/namespaces/<ns>/bindings: the older form of pods/binding, naming the pod in the
+ * Binding's metadata.name. A store without storage of its own: create assigns the pod through
+ * the pods store and answers the success Status, as upstream's BindingREST.
+ */
+export class BindingStore extends ResourceStore {
+  constructor(
+    strategy: ResourceStrategy,
+    deps: ResourceStoreDeps,
+    private readonly pods: () => ResourceStore | undefined,
+  ) {
+    super(strategy, deps);
+  }
+
+  override async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext): Promise<KubeObject> {
+    const pods = this.pods();
+    if (!pods) throw StatusError.internalError(new Error("pods are not served"));
+    const name = typeof body.metadata?.name === "string" ? body.metadata.name : "";
+    if (name === "") throw StatusError.invalid({ group: "", kind: "Binding" }, "", [fieldErrors.required("metadata.name", "name or generateName is required")]);
+    const node = bindingTarget(body, name);
+    await pods.update(namespace, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body, name, node, this.clock) });
+    return bindingSuccess as KubeObject;
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * The objects a fresh cluster has: namespaces default, kube-system, kube-public and
- * kube-node-lease, and the `kubernetes` Service (first service IP). No Endpoints object: upstream
+ * kube-node-lease, the `kubernetes` Service (first service IP) and the `kubernetes`
+ * ServiceCIDR holding the service range (as kube-apiserver's default ServiceCIDR controller). No Endpoints object: upstream
  * validation forbids the loopback address this server usually listens on. Idempotent: existing objects are left alone.
  */
 import { StatusError } from "../../apimachinery/errors.js";
@@ -26,9 +27,10 @@ async function ensure(store: ResourceStore | undefined, ns: string | undefined, 
 export interface BootstrapStores {
   namespaces?: ResourceStore;
   services?: ResourceStore;
+  serviceCIDRs?: ResourceStore;
 }
 
-export async function bootstrapCluster(stores: BootstrapStores, opts: { serviceIP: string; port: number }): Promise<void> {
+export async function bootstrapCluster(stores: BootstrapStores, opts: { serviceIP: string; port: number; serviceCIDR?: string }): Promise<void> {
   for (const name of initialNamespaces) {
     await ensure(stores.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   }
@@ -44,4 +46,12 @@ export async function bootstrapCluster(stores: BootstrapStores, opts: { serviceI
       ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: opts.port }],
     },
   });
+  if (opts.serviceCIDR) {
+    await ensure(stores.serviceCIDRs, undefined, {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "ServiceCIDR",
+      metadata: { name: "kubernetes" },
+      spec: { cidrs: [opts.serviceCIDR] },
+    });
+  }
 }

@@ -42,7 +42,7 @@ export class SystemControllers {
     this.watch = storage.watch("/registry/", { fromRevision: from, maxLag: 1_000_000 });
     const nsList = await storage.list(resourcePrefix("", "namespaces"));
     for (const item of nsList.items) this.markNamespace(item.object);
-    this.loop = this.consume();
+    this.loop = this.consume().catch((err: unknown) => this.deps.log?.("namespace lifecycle watch loop failed", err));
     this.schedule();
   }
 
@@ -73,7 +73,8 @@ export class SystemControllers {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.running = this.running.then(() => this.reconcileAll());
+      // The chain never rejects: a failed pass must not stop the next ones.
+      this.running = this.running.then(() => this.reconcileAll()).catch((err: unknown) => this.deps.log?.("namespace lifecycle pass failed", err));
     });
   }
 

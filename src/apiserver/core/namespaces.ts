@@ -22,12 +22,16 @@ interface NamespaceShape {
   status?: { phase?: string };
 }
 
+/** spec.finalizers (only its strings: the lifecycle loop reads whatever is stored). */
 export function specFinalizers(ns: KubeObject): string[] {
-  return (ns as NamespaceShape).spec?.finalizers ?? [];
+  const spec: unknown = (ns as NamespaceShape).spec;
+  const f: unknown = typeof spec === "object" && spec !== null ? (spec as { finalizers?: unknown }).finalizers : undefined;
+  return Array.isArray(f) ? f.filter((x): x is string => typeof x === "string") : [];
 }
 
 export function isTerminating(ns: KubeObject): boolean {
-  return !!ns.metadata?.deletionTimestamp || (ns as NamespaceShape).status?.phase === "Terminating";
+  const status: unknown = (ns as NamespaceShape).status;
+  return !!ns.metadata?.deletionTimestamp || (typeof status === "object" && status !== null && (status as { phase?: unknown }).phase === "Terminating");
 }
 
 /** The NamespaceLifecycle admission check for creating `name` of `gr` in `namespace`. */
@@ -55,8 +59,9 @@ export function namespaceHooks(): ResourceHooks {
     },
     prepareDelete(obj) {
       if (specFinalizers(obj).length === 0) return undefined;
-      const status = ((obj as NamespaceShape).status ??= {});
-      status.phase = "Terminating";
+      const o = obj as NamespaceShape;
+      if (typeof o.status !== "object" || o.status === null) o.status = {};
+      o.status.phase = "Terminating";
       return obj;
     },
     canRemove(obj) {
@@ -75,7 +80,8 @@ export function finalizeNamespace(obj: KubeObject, old: KubeObject): FieldError[
   for (const k of Object.keys(obj)) delete obj[k];
   Object.assign(obj, structuredClone(old));
   if (meta?.resourceVersion) obj.metadata = { ...obj.metadata, resourceVersion: meta.resourceVersion };
-  const spec = { ...((obj as NamespaceShape).spec ?? {}) };
+  const oldSpec: unknown = (obj as NamespaceShape).spec;
+  const spec: { finalizers?: string[] } = typeof oldSpec === "object" && oldSpec !== null ? { ...oldSpec } : {};
   if (finalizers.length) spec.finalizers = finalizers;
   else delete spec.finalizers;
   (obj as NamespaceShape).spec = spec;

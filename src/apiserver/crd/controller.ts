@@ -39,7 +39,7 @@ import type { GroupVersionKind } from "../ssa/fieldmanager.js";
 import type { TypeNode } from "../ssa/schema.js";
 import type { Printer } from "../tables/types.js";
 import { VersionCodec, VersionedStorage } from "./codec.js";
-import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields } from "./crstrategy.js";
+import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields, type WarningSinks } from "./crstrategy.js";
 import { customResourceType } from "./fieldtypes.js";
 import { customResourcePrinter, printTable } from "./printer.js";
 import { isObject, jsonEqual } from "./schema.js";
@@ -176,6 +176,8 @@ export function computeNamesStatus(crd: KubeObject, all: readonly KubeObject[], 
 export class CustomResourceController {
   private readonly served = new Map<string, Served>();
   private readonly pruned: PrunedFields = new WeakMap();
+  /** Each request object's warning list, for ratcheted CEL rule failures found during validation. */
+  private readonly warningSinks: WarningSinks = new WeakMap();
   private readonly guard: (namespace: string, gr: { group: string; resource: string }, name: string) => Promise<void>;
   private watch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
@@ -228,7 +230,7 @@ export class CustomResourceController {
     const storage = this.deps.storage;
     this.watch = storage.watch("/registry/", { fromRevision: storage.currentRevision(), maxLag: 1_000_000 });
     for (const item of (await storage.list(crdPrefix)).items) this.dirty.add(item.object.metadata?.name ?? "");
-    this.loop = this.consume();
+    this.loop = this.consume().catch((err: unknown) => this.deps.log?.("customresourcedefinition watch loop failed", err));
     this.schedule();
   }
 
@@ -271,7 +273,8 @@ export class CustomResourceController {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.running = this.running.then(() => this.reconcileAll());
+      // The chain never rejects: a failed pass must not stop the next ones.
+      this.running = this.running.then(() => this.reconcileAll()).catch((err: unknown) => this.deps.log?.("customresourcedefinition pass failed", err));
     });
   }
 
@@ -390,6 +393,7 @@ export class CustomResourceController {
   private hooksFor(v: CustomResourceVersion): ResourceHooks {
     const crdKey = `${crdPrefix}${v.crdName}`;
     const reportPruned = (obj: KubeObject, ctx: WriteContext) => {
+      this.warningSinks.set(obj, ctx.warnings);
       if (v.deprecated) {
         const w = v.deprecationWarning ?? `${v.group}/${v.version} ${v.kind} is deprecated`;
         if (!ctx.warnings.includes(w)) ctx.warnings.push(w);
@@ -430,12 +434,13 @@ export class CustomResourceController {
     for (const v of versions) {
       const apiVersion = `${group}/${v.version}`;
       const codec = new VersionCodec(apiVersion, `${group}/${storageVersion}`, v.schema);
-      const store = new ResourceStore(customResourceStrategy(v, this.pruned), {
+      const store = new ResourceStore(customResourceStrategy(v, this.pruned, this.warningSinks), {
         storage: new VersionedStorage(this.deps.storage, codec),
         clock: this.deps.clock,
         hooks: this.hooksFor(v),
         namespaceGuard: v.namespaced ? this.guard : undefined,
         fieldTracker: this.deps.fieldTracker,
+        log: this.deps.log,
       });
       try {
         this.deps.registry.add(store);

@@ -13,7 +13,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { validateImmutableField } from "../registry/meta.js";
 import { validateVersionSchema } from "./schemavalidation.js";
 import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from "./structure.js";
-import { isObject, type Schema } from "./schema.js";
+import { isObject, jsonEqual, type Schema } from "./schema.js";
 import { isConditionTrue, namesOf, specOf, statusOf, versionsOf, type CRDVersion } from "./types.js";
 
 const printerColumnTypes = ["boolean", "date", "integer", "number", "string"];
@@ -167,11 +167,16 @@ function validateDeprecationWarning(v: CRDVersion): string[] {
   return out;
 }
 
-function validateVersion(v: CRDVersion, path: string): FieldError[] {
+/**
+ * `schemaPath` is where the version's schema errors are reported: "spec.validation" when every
+ * version has the same schema (upstream's internal form then holds it once, at spec.validation),
+ * else "spec.versions[i].schema".
+ */
+function validateVersion(v: CRDVersion, path: string, schemaPath = `${path}.schema`): FieldError[] {
   const errs: FieldError[] = [];
   for (const msg of validateDeprecationWarning(v)) errs.push(fieldErrors.invalid(`${path}.deprecationWarning`, v.deprecationWarning, msg));
   const statusEnabled = isObject(v.subresources) && v.subresources.status !== undefined && v.subresources.status !== null;
-  errs.push(...validateVersionSchema(v.schema, statusEnabled, `${path}.schema`));
+  errs.push(...validateVersionSchema(v.schema, statusEnabled, schemaPath));
   errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
   (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns : []).forEach((c, i) =>
     errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${i}]`)),
@@ -209,6 +214,8 @@ function validateSpec(obj: KubeObject): FieldError[] {
   let storage = 0;
   const seen = new Set<string>();
   let unique = true;
+  const sharedSchema = versions.length > 0 && versions.every((v) => jsonEqual(v.schema, versions[0].schema));
+  let sharedReported = false;
   versions.forEach((v, i) => {
     if (v.storage === true) storage++;
     const name = typeof v.name === "string" ? v.name : "";
@@ -216,7 +223,11 @@ function validateSpec(obj: KubeObject): FieldError[] {
     seen.add(name);
     const e = isDNS1035Label(name);
     if (e.length) errs.push(fieldErrors.invalid(`spec.versions[${i}].name`, name, e.join(",")));
-    errs.push(...validateVersion(v, `spec.versions[${i}]`));
+    if (sharedSchema) {
+      // The shared schema is validated (and reported) once, at spec.validation.
+      errs.push(...validateVersion(sharedReported ? { ...v, schema: undefined } : v, `spec.versions[${i}]`, "spec.validation"));
+      sharedReported = true;
+    } else errs.push(...validateVersion(v, `spec.versions[${i}]`));
   });
   if (versions.length === 0) errs.push(fieldErrors.invalid("spec.versions", [], "must have exactly one version marked as storage version"));
   if (!unique) errs.push(fieldErrors.invalid("spec.versions", specOf(obj).versions, "must contain unique version names"));

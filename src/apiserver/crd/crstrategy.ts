@@ -8,7 +8,9 @@
  * - update: status kept (status subresource), generation bumped when anything but metadata
  *   (and status, with the subresource) changed; a /status write keeps everything but status;
  * - validation: generic ObjectMeta (DNS-subdomain names), the schema (with ratcheting on
- *   update), scale replicas paths, embedded resources, list-type set/map uniqueness;
+ *   update), scale replicas paths, embedded resources, list-type set/map uniqueness, then the
+ *   x-kubernetes-validations CEL rules (compiled once, when the strategy is built) unless an
+ *   earlier error is blocking (required, unsupported, too long, too many, wrong type);
  * - updates need metadata.resourceVersion (AllowUnconditionalUpdate is false for custom resources).
  */
 import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
@@ -19,6 +21,7 @@ import { applyDefaults, prune, pruneNonNullableNulls } from "./prune.js";
 import { isObject, jsonEqual, type JSONObject, type Schema } from "./schema.js";
 import { validateEmbeddedResources, validateGenericObjectMeta, validateGenericObjectMetaUpdate, validateListSetsAndMaps } from "./structure.js";
 import { namesOf, specOf, statusOf, type CRDVersion } from "./types.js";
+import { compileRules, validateRules } from "./celrules.js";
 import { validateValue } from "./validate.js";
 
 const standardVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -29,6 +32,14 @@ const maxInt32 = 2147483647;
  * them, the store hook (which has the request's fieldValidation mode) reports them.
  */
 export type PrunedFields = WeakMap<KubeObject, string[]>;
+
+/**
+ * Where validation warnings of a request object go (the request's warning list, registered by
+ * the store hook before validation): ratcheted CEL rule failures are warnings, not errors.
+ */
+export type WarningSinks = WeakMap<KubeObject, string[]>;
+
+const blockingTypes = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"]);
 
 /** Everything a custom resource version needs from its CRD, resolved once per CRD change. */
 export interface CustomResourceVersion {
@@ -156,8 +167,22 @@ function fieldValue(obj: KubeObject, path: string): string {
   return typeof value === "string" ? value : String(value);
 }
 
-export function customResourceStrategy(v: CustomResourceVersion, pruned: PrunedFields): ResourceStrategy {
+export function customResourceStrategy(v: CustomResourceVersion, pruned: PrunedFields, warnings: WarningSinks = new WeakMap()): ResourceStrategy {
   const schema = v.schema;
+  const rules = compileRules(schema);
+  /** The CEL rules after the other checks (strategy.go: skipped when an earlier error blocks). */
+  const validateCEL = (obj: KubeObject, old: KubeObject | undefined, errs: FieldError[]): FieldError[] => {
+    if (!rules) return errs;
+    if (errs.some((e) => blockingTypes.has(e.type))) {
+      errs.push(fieldErrors.invalid("<nil>", "null", "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
+      return errs;
+    }
+    const r = validateRules(rules, obj, old);
+    errs.push(...r.errors);
+    const sink = warnings.get(obj);
+    if (sink) for (const w of r.warnings) if (!sink.includes(w)) sink.push(w);
+    return errs;
+  };
   const validateCommon = (obj: KubeObject, old: KubeObject | undefined, status: boolean): FieldError[] => {
     const errs = validateValue(obj, schema ?? {}, old ? { old } : {});
     if (v.scale) {
@@ -227,19 +252,19 @@ export function customResourceStrategy(v: CustomResourceVersion, pruned: PrunedF
     validate(obj) {
       const errs = validateGenericObjectMeta(obj.metadata, v.namespaced, nameIsDNSSubdomain);
       errs.push(...validateCommon(obj, undefined, false));
-      return errs;
+      return validateCEL(obj, undefined, errs);
     },
 
     validateUpdate(obj, old) {
       const errs = validateGenericObjectMetaUpdate(obj.metadata, old.metadata);
       errs.push(...validateCommon(obj, old, false));
-      return errs;
+      return validateCEL(obj, old, errs);
     },
 
     validateStatusUpdate(obj, old) {
       const errs = validateGenericObjectMetaUpdate(obj.metadata, old.metadata);
       errs.push(...validateCommon(obj, old, true));
-      return errs;
+      return validateCEL(obj, old, errs);
     },
 
     fieldSet(obj) {

@@ -6,7 +6,8 @@
  */
 export { customResourceDefinitionStrategy, defaultCRD } from "./crdstrategy.js";
 export { validateCRD, validateCRDUpdate, validateNames } from "./crdvalidation.js";
-export { validateVersionSchema, validateStructural, celUnsupportedMessage } from "./schemavalidation.js";
+export { validateVersionSchema, validateStructural } from "./schemavalidation.js";
+export { compileRules, validateRules, validateRuleDefinitions, type RuleNode, type ValidationRule } from "./celrules.js";
 export { CustomResourceController, computeNamesStatus, type CustomResourceControllerDeps, type CustomResourceFieldTracker } from "./controller.js";
 export { customResourceType, publishedShape } from "./fieldtypes.js";
 export { customResourceStrategy, resolveVersions, type CustomResourceVersion } from "./crstrategy.js";

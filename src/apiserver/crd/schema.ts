@@ -180,14 +180,37 @@ export function goSyntax(v: unknown): string {
  * Go's regexp.Compile would give for the constructs RE2 lacks (lookarounds, backreferences).
  */
 export function compilePattern(pattern: string): RegExp | string {
-  let src = pattern;
   let flags = "u";
-  const lead = /^\(\?([imsU]+)\)/.exec(src);
-  if (lead) {
-    src = src.slice(lead[0].length);
-    if (lead[1].includes("i")) flags += "i";
-    if (lead[1].includes("s")) flags += "s";
-    if (lead[1].includes("m")) flags += "m";
+  // RE2 flag groups such as `(?i)` set flags for the rest of the enclosing group; JavaScript has
+  // no inline flags, so top-level ones (`(?i)x`, `^(?i)x`) apply to the whole expression.
+  let src = "";
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      src += c + (pattern[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      src += c;
+      continue;
+    }
+    if (c === "[") inClass = true;
+    else if (c === "(") {
+      const m = depth === 0 ? /^\(\?([imsU]+)\)/.exec(pattern.slice(i)) : null;
+      if (m) {
+        if (m[1].includes("i") && !flags.includes("i")) flags += "i";
+        if (m[1].includes("s") && !flags.includes("s")) flags += "s";
+        if (m[1].includes("m") && !flags.includes("m")) flags += "m";
+        i += m[0].length - 1;
+        continue;
+      }
+      depth++;
+    } else if (c === ")") depth--;
+    src += c;
   }
   const perl = /\(\?(<?[=!])/.exec(src);
   if (perl) return `error parsing regexp: invalid or unsupported Perl syntax: \`(?${perl[1]}\``;

@@ -109,11 +109,21 @@ const cases: { name: string; schema: Schema; status?: boolean; want: string[] }[
     ],
   },
   {
-    name: "CEL rules",
+    name: "a CEL rule that does not compile",
     schema: root({ spec: { type: "object", "x-kubernetes-validations": [{ rule: "self.a == 1" }] } }),
     want: [
-      `${P}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: "self.a == 1": CEL validation rules (x-kubernetes-validations) are not supported by this server: no CEL evaluator is available, and rules are never silently ignored; remove the rule or validate in an admission webhook or controller`,
+      `${P}.properties[spec].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.a == 1", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: undefined field 'a'\n | self.a == 1\n | ....^`,
     ],
+  },
+  {
+    name: "a CEL rule that compiles",
+    schema: root({ spec: { type: "object", properties: { a: { type: "integer" } }, "x-kubernetes-validations": [{ rule: "self.a == 1" }] } }),
+    want: [],
+  },
+  {
+    name: "CEL rules are not compiled below schema errors",
+    schema: root({ spec: { type: "object", properties: { a: { type: "integer", uniqueItems: true } }, "x-kubernetes-validations": [{ rule: "self.b == 1" }] } }),
+    want: [`${P}.properties[spec].properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`],
   },
   {
     name: "a pattern Go cannot compile",

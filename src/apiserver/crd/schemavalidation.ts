@@ -10,10 +10,12 @@
  * extensions there) and only mention fields the outer structure specifies, the root is an
  * object, and metadata may only restrict name and generateName.
  *
- * `x-kubernetes-validations` (CEL) rules are refused: this server has no CEL evaluator, and
- * accepting rules it would not enforce would silently weaken the API.
+ * `x-kubernetes-validations` (CEL) rules: their fields are checked with the schema; then, on a
+ * structural schema, every rule is compiled and its estimated cost compared with the budgets
+ * (celrules.ts), except below nodes that already have schema errors (as upstream).
  */
 import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
+import { validateRuleDefinitions, validateRuleFields } from "./celrules.js";
 import { prune } from "./prune.js";
 import { validateValue } from "./validate.js";
 import {
@@ -32,10 +34,6 @@ import {
 
 const openapiV3Types = ["array", "boolean", "integer", "number", "object", "string"];
 const metaFields = new Set(["metadata", "kind", "apiVersion"]);
-
-/** The message users see for a CEL rule. */
-export const celUnsupportedMessage =
-  "CEL validation rules (x-kubernetes-validations) are not supported by this server: no CEL evaluator is available, and rules are never silently ignored; remove the rule or validate in an admission webhook or controller";
 
 const child = (p: string, ...names: string[]) => names.reduce((acc, n) => `${acc}.${n}`, p);
 const key = (p: string, k: string) => `${p}[${k}]`;
@@ -415,15 +413,7 @@ function listAndMapChecks(s: Schema, path: string, errs: FieldError[]): void {
       }
     }
   }
-  const rules = s["x-kubernetes-validations"];
-  if (Array.isArray(rules)) {
-    rules.forEach((r, i) => {
-      const rp = idx(child(path, "x-kubernetes-validations"), i);
-      const rule = isObject(r) && typeof r.rule === "string" ? r.rule : "";
-      if (rule.trim() === "") errs.push(fieldErrors.required(child(rp, "rule"), "rule is not specified"));
-      else errs.push(fieldErrors.invalid(child(rp, "rule"), rule, celUnsupportedMessage));
-    });
-  }
+  errs.push(...validateRuleFields(s, path));
 }
 
 function validateOpenAPISchema(s: Schema, path: string, ssv: SSV, isRoot: boolean, errs: FieldError[]): void {
@@ -501,6 +491,13 @@ export function validateVersionSchema(validation: unknown, statusEnabled: boolea
   const structural = validateStructural(schema, spath);
   if (structural.length > 0) errs.push(...structural);
   else validateDefaultsAt(schema, spath, true, false, errs);
+  const before = errs.length;
   validateOpenAPISchema(schema, spath, { allowDefaults: true, disallowDefaultsReason: "", insideResourceMeta: false }, true, errs);
+  if (structural.length === 0) {
+    // CEL errors follow the schema errors; a node's rules are skipped when it or anything below it has one.
+    const schemaErrs = errs.slice(before).map((e) => e.field);
+    const below = (p: string) => schemaErrs.some((f) => f === p || f.startsWith(`${p}.`) || f.startsWith(`${p}[`));
+    errs.push(...validateRuleDefinitions(schema, spath, below));
+  }
   return errs;
 }

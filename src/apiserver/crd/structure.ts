@@ -10,7 +10,7 @@
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
 import { parseGroupVersion } from "../../apimachinery/gvk.js";
-import { isDNS1035Label, type ValidateNameFunc } from "../../apimachinery/validation.js";
+import { isDNS1035Label, nameIsPathSegment, type ValidateNameFunc } from "../../apimachinery/validation.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "../registry/meta.js";
 import { additionalPropertiesSchema, embeddedResource, goSyntax, isObject, itemsOf, jsonEqual, propertiesOf, type JSONObject, type Schema } from "./schema.js";
 
@@ -40,14 +40,6 @@ export function validateGenericObjectMeta(meta: ObjectMeta | undefined, namespac
 export function validateGenericObjectMetaUpdate(meta: ObjectMeta | undefined, old: ObjectMeta | undefined): FieldError[] {
   return validateObjectMetaUpdate(meta, old).filter((e) => e.detail !== kubeFinalizerRule);
 }
-
-/** path.ValidatePathSegmentName. */
-export const pathSegmentName: ValidateNameFunc = (name, prefix) => {
-  const errs: string[] = [];
-  if (!prefix && (name === "." || name === "..")) errs.push(`may not be '${name}'`);
-  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
-  return errs;
-};
 
 function validateEmbedded(path: string, x: JSONObject): FieldError[] {
   const errs: FieldError[] = [];
@@ -79,7 +71,7 @@ function validateEmbedded(path: string, x: JSONObject): FieldError[] {
       }
       const meta = { ...(v as ObjectMeta) };
       if (!meta.name) meta.name = "fakename";
-      errs.push(...validateGenericObjectMeta(meta, !!meta.namespace, pathSegmentName, child("metadata")));
+      errs.push(...validateGenericObjectMeta(meta, !!meta.namespace, nameIsPathSegment, child("metadata")));
     }
   }
   return errs;

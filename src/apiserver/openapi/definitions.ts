@@ -1,11 +1,11 @@
 /**
- * The built-in type definitions: generated from kubernetes-types by
- * scripts/openapi/generate.mjs into definitions.json, enriched at first use with the merge
- * metadata (patch strategies from the strategic-merge-patch table, list/map types).
+ * The built-in type definitions: the OpenAPI v2 definitions kube-apiserver 1.36 publishes for
+ * its default resources, generated from the Kubernetes API definitions by
+ * scripts/apigen/generate.mjs into definitions.json — descriptions, formats, required fields,
+ * x-kubernetes-group-version-kind and the merge metadata (list types and map keys, map types,
+ * patch strategies and merge keys, unions) as kube-openapi emits them.
  */
 import generated from "./definitions.json" with { type: "json" };
-import { builtinPatchTypes } from "../../apimachinery/patch/builtinpatchmeta.js";
-import { applyMergeMetadata } from "./patchmeta.js";
 import type { Definitions, GroupVersionKindExt, Schema } from "./schema.js";
 
 interface GeneratedFile {
@@ -16,21 +16,14 @@ interface GeneratedFile {
 
 const file = generated as unknown as GeneratedFile;
 
-/** The generated definitions as committed, without merge metadata. */
-export function generatedDefinitions(): Definitions {
-  return file.definitions;
-}
-
-/** Where the generated definitions came from, e.g. "kubernetes-types@1.30.0". */
+/** Where the generated definitions came from (the Kubernetes API version and modules). */
 export const definitionsSource: string = file.source;
 
-let enriched: Definitions | undefined;
 let byGVK: Map<string, string> | undefined;
 
-/** The built-in definitions as served: generated types plus merge metadata. Built once. */
+/** The built-in definitions as served. */
 export function builtinDefinitions(): Definitions {
-  enriched ??= applyMergeMetadata(file.definitions, { patchTypes: builtinPatchTypes });
-  return enriched;
+  return file.definitions;
 }
 
 function gvkKey(g: GroupVersionKindExt): string {
@@ -49,7 +42,7 @@ export function definitionNameForKind(gvk: GroupVersionKindExt): string | undefi
 }
 
 /**
- * The description of a field of a built-in definition (upstream's SwaggerDoc text), or "" when
+ * The description of a field of a built-in definition (upstream's OpenAPI text), or "" when
  * unknown. Used by the Table printers for their column descriptions.
  */
 export function fieldDescription(definition: string, field: string): string {

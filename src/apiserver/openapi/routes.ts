@@ -101,6 +101,7 @@ const SUBRESOURCES: Record<string, SubresourceSpec> = {
   scale: { verbs: ["get", "update", "patch"], kind: SCALE },
   ephemeralcontainers: { verbs: ["get", "update", "patch"] },
   resize: { verbs: ["get", "update", "patch"] },
+  approval: { verbs: ["get", "update", "patch"] },
   finalize: { verbs: ["update"] },
   binding: { verbs: ["create"], kind: { gvk: { group: "", kind: "Binding", version: "v1" }, definition: "io.k8s.api.core.v1.Binding" } },
   eviction: { verbs: ["create"], kind: { gvk: { group: "policy", kind: "Eviction", version: "v1" }, definition: "io.k8s.api.policy.v1.Eviction" } },

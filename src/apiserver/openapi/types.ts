@@ -20,6 +20,8 @@ export interface ServedResource {
    * built-in definition and no schema are published with a schema that accepts any object.
    */
   openAPIV3Schema?: unknown;
+  /** For a version served from another version's storage: the storage apiVersion. */
+  storageVersion?: string;
 }
 
 /** "api/v1" for the core group, "apis/<group>/<version>" otherwise (the /openapi/v3 path keys). */

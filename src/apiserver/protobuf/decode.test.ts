@@ -26,8 +26,9 @@ function envelope(apiVersion: string, kind: string, raw: Uint8Array, extra?: (w:
 }
 
 function roundTrip(obj: KubeObject): KubeObject {
-  const { object, warnings } = decodeProtobufBody(encodeProtobufBody(obj));
+  const { object, warnings, unknownFields } = decodeProtobufBody(encodeProtobufBody(obj));
   expect(warnings).toEqual([]);
+  expect(unknownFields).toEqual([]);
   return object;
 }
 
@@ -64,8 +65,8 @@ describe("envelope", () => {
     expect(() => decodeProtobufBody(envelope("example.com/v1", "Foo", new Uint8Array(0)))).toThrow(
       /no protobuf schema for example.com\/v1, Kind=Foo/,
     );
-    // apps/v1beta1 is not served from tables.
-    expect(() => decodeProtobufBody(envelope("apps/v1beta1", "Deployment", new Uint8Array(0)))).toThrow(
+    // A version of a known group that has no generated.proto.
+    expect(() => decodeProtobufBody(envelope("apps/v9", "Deployment", new Uint8Array(0)))).toThrow(
       UnsupportedProtobufKindError,
     );
   });
@@ -80,7 +81,7 @@ describe("envelope", () => {
     // helm uninstall: k8s\0 + Unknown{TypeMeta{v1, DeleteOptions}, raw: empty} (31 bytes).
     const body = encodeProtobufBody({ apiVersion: "v1", kind: "DeleteOptions" });
     expect(body.length).toBe(31);
-    expect(decodeProtobufBody(body)).toEqual({ object: { kind: "DeleteOptions", apiVersion: "v1" }, warnings: [] });
+    expect(decodeProtobufBody(body)).toEqual({ object: { kind: "DeleteOptions", apiVersion: "v1" }, warnings: [], unknownFields: [] });
   });
 
   it("serves meta/v1 options kinds under any group version", () => {
@@ -93,7 +94,7 @@ describe("envelope", () => {
 });
 
 describe("field rules", () => {
-  it("skips unknown field numbers with a warning and keeps the rest", () => {
+  it("skips unknown field numbers silently (no client warning) and keeps the rest", () => {
     const spec = new WireWriter();
     spec.tag(1, WIRE_VARINT);
     spec.varint(3); // replicas
@@ -106,14 +107,26 @@ describe("field rules", () => {
     dep.raw(new Uint8Array(8)); // fixed64
     dep.tag(76, 5);
     dep.raw(new Uint8Array(4)); // fixed32
-    const { object, warnings } = decodeProtobufBody(envelope("apps/v1", "Deployment", dep.finish()));
+    const { object, warnings, unknownFields } = decodeProtobufBody(envelope("apps/v1", "Deployment", dep.finish()));
     expect(object).toEqual({ kind: "Deployment", apiVersion: "apps/v1", spec: { replicas: 3 } });
-    expect(warnings).toEqual([
+    expect(warnings).toEqual([]);
+    expect(unknownFields).toEqual([
       "unknown field 99 in apps/v1.DeploymentSpec",
       "unknown field 98 in apps/v1.DeploymentSpec",
       "unknown field 77 in apps/v1.Deployment",
       "unknown field 76 in apps/v1.Deployment",
     ]);
+  });
+
+  it("ignores ObjectMeta field 15 (clusterName, removed in 1.24) that older clients still send", () => {
+    const meta = new WireWriter();
+    meta.bytesField(1, utf8.encode("cm1"));
+    meta.bytesField(15, utf8.encode("")); // Go clients up to 1.23 always wrote clusterName
+    const cm = new WireWriter();
+    cm.bytesField(1, meta.finish());
+    const { object, warnings } = decodeProtobufBody(envelope("v1", "ConfigMap", cm.finish()));
+    expect(object).toEqual({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "cm1" } });
+    expect(warnings).toEqual([]);
   });
 
   it("rejects a known field with the wrong wire type, groups, and field number 0", () => {

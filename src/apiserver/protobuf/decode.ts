@@ -16,7 +16,9 @@
  * - Repeated fields and maps → emitted only when non-empty (Go prints `null` for a nil slice without
  *   omitempty; absent and null mean the same to every Kubernetes JSON decoder).
  * - Inline (embedded) structs merge their fields into the parent; json:"-" fields are dropped.
- * - Unknown field numbers are skipped with a warning "unknown field <n> in <message>".
+ * - Unknown field numbers are skipped silently, as gogo's generated Unmarshal does (old clients
+ *   still send fields that were removed, e.g. ObjectMeta 15 clusterName); they are listed in
+ *   DecodeContext.unknownFields, never turned into client warnings.
  */
 import {
   JSON_SCHEMA_PROPS,
@@ -35,7 +37,8 @@ export const MAX_DEPTH = 200;
 
 export interface DecodeContext {
   readonly registry: SchemaRegistry;
-  readonly warnings: string[];
+  /** Skipped unknown field numbers ("unknown field <n> in <message>"), for logs and tests only. */
+  readonly unknownFields: string[];
   /** Decodes an embedded `k8s\0` envelope (RawExtension holding a protobuf object). */
   readonly decodeEmbedded: (raw: Uint8Array, depth: number) => Record<string, unknown>;
 }
@@ -157,7 +160,7 @@ function decodeWrappedList(ctx: DecodeContext, data: Uint8Array, elem: ValueType
   while (!r.done()) {
     const { field, wire } = r.tag();
     if (field !== 1) {
-      ctx.warnings.push(`unknown field ${field} in ${where} list`);
+      ctx.unknownFields.push(`unknown field ${field} in ${where} list`);
       r.skip(wire);
       continue;
     }
@@ -202,7 +205,7 @@ function readMapEntry(
       v = readValue(ctx, r, wire, value, `${where} value`, depth).value;
       hasValue = true;
     } else {
-      ctx.warnings.push(`unknown field ${field} in ${where} map entry`);
+      ctx.unknownFields.push(`unknown field ${field} in ${where} map entry`);
       r.skip(wire);
     }
   }
@@ -228,7 +231,7 @@ export function decodeMessage(
     const { field, wire } = r.tag();
     const f = msg.byNumber.get(field);
     if (!f) {
-      ctx.warnings.push(`unknown field ${field} in ${name}`);
+      ctx.unknownFields.push(`unknown field ${field} in ${name}`);
       r.skip(wire);
       continue;
     }
@@ -297,7 +300,7 @@ function decodeSpecial(ctx: DecodeContext, data: Uint8Array, special: SpecialTyp
         if (field === 1 && wire === WIRE_VARINT) seconds = BigInt.asIntN(64, r.varintBig());
         else if (field === 2 && wire === WIRE_VARINT) nanos = Number(BigInt.asIntN(32, r.varintBig()));
         else {
-          ctx.warnings.push(`unknown field ${field} in ${special}`);
+          ctx.unknownFields.push(`unknown field ${field} in ${special}`);
           r.skip(wire);
         }
       }
@@ -407,7 +410,7 @@ function readFields(
   while (!r.done()) {
     const { field, wire } = r.tag();
     if (!handle(field, wire)) {
-      ctx.warnings.push(`unknown field ${field} in ${name}`);
+      ctx.unknownFields.push(`unknown field ${field} in ${name}`);
       r.skip(wire);
     }
   }

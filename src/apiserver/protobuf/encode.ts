@@ -9,37 +9,39 @@
  * values are written as JSON bytes (never as nested protobuf).
  */
 import { JSON_SCHEMA_PROPS, type CompiledField, type ScalarType, type SchemaRegistry, type SpecialType, type ValueType } from "./schema.js";
-import { WIRE_BYTES, WIRE_VARINT, WireWriter } from "./wire.js";
+import { WIRE_VARINT, WireWriter } from "./wire.js";
 import { parseDuration, parseRFC3339 } from "./wellknown.js";
-
-const utf8 = new TextEncoder();
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function fail(where: string, what: string, v: unknown): never {
-  throw new TypeError(`${where}: expected ${what}, got ${JSON.stringify(v)}`);
+/**
+ * Where a value sits is passed as two strings (message name, field JSON name), joined only for an
+ * error: the hot path allocates nothing for it.
+ */
+function fail(owner: string, key: string, what: string, v: unknown): never {
+  throw new TypeError(`${owner}.${key}: expected ${what}, got ${JSON.stringify(v)}`);
 }
 
-function toNumber(v: unknown, where: string): number {
+function toNumber(v: unknown, owner: string, key: string): number {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return v ? 1 : 0;
-  return fail(where, "a number", v);
+  return fail(owner, key, "a number", v);
 }
 
-function writeScalar(w: WireWriter, field: number, scalar: ScalarType, v: unknown, where: string): void {
+function writeScalar(w: WireWriter, field: number, scalar: ScalarType, v: unknown, owner: string, key: string): void {
   switch (scalar) {
     case "string":
-      if (typeof v !== "string") fail(where, "a string", v);
-      w.bytesField(field, utf8.encode(v));
+      if (typeof v !== "string") fail(owner, key, "a string", v);
+      w.stringField(field, v);
       return;
     case "bytes":
-      if (typeof v !== "string") fail(where, "a base64 string", v);
+      if (typeof v !== "string") fail(owner, key, "a base64 string", v);
       w.bytesField(field, Buffer.from(v, "base64"));
       return;
     case "bool":
-      if (typeof v !== "boolean") fail(where, "a boolean", v);
+      if (typeof v !== "boolean") fail(owner, key, "a boolean", v);
       w.tag(field, WIRE_VARINT);
       w.varint(v ? 1 : 0);
       return;
@@ -48,20 +50,20 @@ function writeScalar(w: WireWriter, field: number, scalar: ScalarType, v: unknow
     case "uint32":
     case "uint64":
       w.tag(field, WIRE_VARINT);
-      w.varint(Math.trunc(toNumber(v, where)));
+      w.varint(Math.trunc(toNumber(v, owner, key)));
       return;
     case "sint32":
     case "sint64": {
-      const n = BigInt(Math.trunc(toNumber(v, where)));
+      const n = BigInt(Math.trunc(toNumber(v, owner, key)));
       w.tag(field, WIRE_VARINT);
       w.varint(BigInt.asUintN(64, (n << 1n) ^ (n >> 63n)));
       return;
     }
     case "double":
-      w.double(field, toNumber(v, where));
+      w.double(field, toNumber(v, owner, key));
       return;
     case "float":
-      w.float(field, toNumber(v, where));
+      w.float(field, toNumber(v, owner, key));
       return;
   }
 }
@@ -72,50 +74,62 @@ function zeroScalar(scalar: ScalarType): unknown {
   return 0;
 }
 
+/**
+ * Writes messages into one WireWriter: a nested message is written in place between
+ * beginNested/endNested, so no buffer is allocated per message (gogo's generated Marshal sizes
+ * first and writes once; this is the single-buffer equivalent).
+ */
 class Encoder {
-  constructor(private readonly registry: SchemaRegistry) {}
+  constructor(
+    private readonly registry: SchemaRegistry,
+    private readonly w: WireWriter,
+  ) {}
 
-  message(obj: Record<string, unknown>, name: string): Uint8Array {
+  /** Writes the fields of `obj` as message `name` at the writer's position. */
+  fields(obj: Record<string, unknown>, name: string): void {
     const msg = this.registry.message(name);
-    const w = new WireWriter();
-    const fields = [...msg.fields].sort((a, b) => a.number - b.number);
-    for (const f of fields) this.field(w, f, obj, name);
-    return w.finish();
+    for (const f of msg.wireOrder) this.field(f, obj, name);
   }
 
-  private field(w: WireWriter, f: CompiledField, obj: Record<string, unknown>, name: string): void {
-    const where = `${name}.${f.json || `#${f.number}`}`;
+  private nested(field: number, obj: Record<string, unknown>, name: string): void {
+    const mark = this.w.beginNested(field);
+    this.fields(obj, name);
+    this.w.endNested(mark);
+  }
+
+  private field(f: CompiledField, obj: Record<string, unknown>, name: string): void {
     if (f.json === "-") return;
     if (f.inline) {
       // An embedded struct: its fields live in the parent's JSON object.
-      if (f.type.kind !== "message") throw new TypeError(`${where}: inline field of non-message type`);
-      w.bytesField(f.number, this.message(obj, f.type.message));
+      if (f.type.kind !== "message") throw new TypeError(`${name}.#${f.number}: inline field of non-message type`);
+      this.nested(f.number, obj, f.type.message);
       return;
     }
     const v = Object.hasOwn(obj, f.json) ? obj[f.json] : undefined;
     if (f.repeated) {
       if (v === undefined || v === null) return;
       if (f.type.kind === "map") {
-        if (!isRecord(v)) fail(where, "an object", v);
+        if (!isRecord(v)) fail(name, f.json, "an object", v);
         const type = f.type;
+        const numericKey = type.key.kind === "scalar" && type.key.scalar !== "string";
         for (const key of Object.keys(v).sort()) {
-          const entry = new WireWriter();
-          this.value(entry, 1, type.key, type.key.kind === "scalar" && type.key.scalar !== "string" ? Number(key) : key, `${where} key`);
-          this.value(entry, 2, type.value, v[key], `${where}[${key}]`);
-          w.bytesField(f.number, entry.finish());
+          const mark = this.w.beginNested(f.number);
+          this.value(1, type.key, numericKey ? Number(key) : key, name, f.json);
+          this.value(2, type.value, v[key], name, f.json);
+          this.w.endNested(mark);
         }
         return;
       }
-      if (!Array.isArray(v)) fail(where, "an array", v);
-      for (const item of v) this.value(w, f.number, f.type, item, `${where}[]`);
+      if (!Array.isArray(v)) fail(name, f.json, "an array", v);
+      for (const item of v) this.value(f.number, f.type, item, name, f.json);
       return;
     }
     if (f.pointer) {
       if (v === undefined || v === null) return;
-      this.value(w, f.number, f.type, v, where);
+      this.value(f.number, f.type, v, name, f.json);
       return;
     }
-    this.value(w, f.number, f.type, v === undefined ? this.zero(f.type) : v, where);
+    this.value(f.number, f.type, v === undefined ? this.zero(f.type) : v, name, f.json);
   }
 
   private zero(type: ValueType): unknown {
@@ -131,101 +145,107 @@ class Encoder {
     }
   }
 
-  private value(w: WireWriter, field: number, type: ValueType, v: unknown, where: string): void {
+  private value(field: number, type: ValueType, v: unknown, owner: string, key: string): void {
     switch (type.kind) {
       case "scalar":
-        writeScalar(w, field, type.scalar, v === null ? zeroScalar(type.scalar) : v, where);
+        writeScalar(this.w, field, type.scalar, v === null ? zeroScalar(type.scalar) : v, owner, key);
         return;
       case "message":
-        if (v !== null && !isRecord(v)) fail(where, "an object", v);
-        w.bytesField(field, this.message(v ?? {}, type.message));
+        if (v !== null && !isRecord(v)) fail(owner, key, "an object", v);
+        this.nested(field, v ?? {}, type.message);
         return;
       case "list": {
-        if (v !== null && !Array.isArray(v)) fail(where, "an array", v);
-        const inner = new WireWriter();
-        for (const item of v ?? []) this.value(inner, 1, type.elem, item, `${where}[]`);
-        w.bytesField(field, inner.finish());
+        if (v !== null && !Array.isArray(v)) fail(owner, key, "an array", v);
+        const mark = this.w.beginNested(field);
+        for (const item of v ?? []) this.value(1, type.elem, item, owner, key);
+        this.w.endNested(mark);
         return;
       }
-      case "special":
-        w.bytesField(field, this.special(type.special, v, where));
+      case "special": {
+        const mark = this.w.beginNested(field);
+        this.special(type.special, v, owner, key);
+        this.w.endNested(mark);
         return;
+      }
       case "map":
-        throw new TypeError(`${where}: a map cannot be a singular value`);
+        throw new TypeError(`${owner}.${key}: a map cannot be a singular value`);
     }
   }
 
-  private special(special: SpecialType, v: unknown, where: string): Uint8Array {
-    const w = new WireWriter();
+  /** Writes the content of a special type's message at the writer's position. */
+  private special(special: SpecialType, v: unknown, owner: string, key: string): void {
+    const w = this.w;
     switch (special) {
       case "Time":
       case "MicroTime": {
-        if (v === null || v === undefined) return w.finish();
-        if (typeof v !== "string") fail(where, "an RFC 3339 string", v);
-        const t = parseRFC3339(v);
+        if (v === null || v === undefined) return;
+        if (typeof v !== "string") fail(owner, key, "an RFC 3339 string", v);
+        let t: { seconds: bigint; nanos: number };
+        try {
+          t = parseRFC3339(v);
+        } catch {
+          fail(owner, key, "an RFC 3339 string", v);
+        }
         w.tag(1, WIRE_VARINT);
         w.varint(t.seconds);
         // metav1.Time carries no sub-second part on the wire; MicroTime does.
         w.tag(2, WIRE_VARINT);
         w.varint(special === "MicroTime" ? t.nanos : 0);
-        return w.finish();
+        return;
       }
       case "Duration": {
-        const nanos = v === null || v === undefined ? 0n : typeof v === "string" ? parseDuration(v) : fail(where, "a duration string", v);
+        const nanos = v === null || v === undefined ? 0n : typeof v === "string" ? parseDuration(v) : fail(owner, key, "a duration string", v);
         w.tag(1, WIRE_VARINT);
         w.varint(nanos);
-        return w.finish();
+        return;
       }
       case "Quantity": {
-        const s = v === null || v === undefined ? "0" : typeof v === "number" ? String(v) : typeof v === "string" ? v : fail(where, "a quantity", v);
-        w.bytesField(1, utf8.encode(s));
-        return w.finish();
+        const s = v === null || v === undefined ? "0" : typeof v === "number" ? String(v) : typeof v === "string" ? v : fail(owner, key, "a quantity", v);
+        w.stringField(1, s);
+        return;
       }
       case "IntOrString": {
         const isString = typeof v === "string";
-        if (!isString && typeof v !== "number" && v !== null && v !== undefined) fail(where, "an int or a string", v);
+        if (!isString && typeof v !== "number" && v !== null && v !== undefined) fail(owner, key, "an int or a string", v);
         w.tag(1, WIRE_VARINT);
         w.varint(isString ? 1 : 0);
         w.tag(2, WIRE_VARINT);
         w.varint(typeof v === "number" ? Math.trunc(v) : 0);
-        w.bytesField(3, utf8.encode(isString ? v : ""));
-        return w.finish();
+        w.stringField(3, isString ? v : "");
+        return;
       }
       case "RawExtension":
       case "FieldsV1":
       case "JSON": {
-        if (v === null || v === undefined) return w.finish();
-        w.bytesField(1, utf8.encode(JSON.stringify(v)));
-        return w.finish();
+        if (v === null || v === undefined) return;
+        w.stringField(1, JSON.stringify(v));
+        return;
       }
       case "JSONSchemaPropsOrArray":
         if (Array.isArray(v)) {
-          for (const s of v) w.bytesField(2, this.schemaProps(s, where));
-        } else if (isRecord(v)) w.bytesField(1, this.schemaProps(v, where));
-        return w.finish();
+          for (const s of v) this.schemaProps(2, s, owner, key);
+        } else if (isRecord(v)) this.schemaProps(1, v, owner, key);
+        return;
       case "JSONSchemaPropsOrBool":
         w.tag(1, WIRE_VARINT);
         w.varint(v === false ? 0 : 1);
-        if (isRecord(v)) w.bytesField(2, this.schemaProps(v, where));
-        return w.finish();
+        if (isRecord(v)) this.schemaProps(2, v, owner, key);
+        return;
       case "JSONSchemaPropsOrStringArray":
-        if (isRecord(v)) w.bytesField(1, this.schemaProps(v, where));
+        if (isRecord(v)) this.schemaProps(1, v, owner, key);
         else if (Array.isArray(v)) {
           for (const s of v) {
-            if (typeof s !== "string") fail(where, "a string", s);
-            w.tag(2, WIRE_BYTES);
-            const b = utf8.encode(s);
-            w.varint(b.length);
-            w.raw(b);
+            if (typeof s !== "string") fail(owner, key, "a string", s);
+            w.stringField(2, s);
           }
         }
-        return w.finish();
+        return;
     }
   }
 
-  private schemaProps(v: unknown, where: string): Uint8Array {
-    if (!isRecord(v)) fail(where, "a JSON schema object", v);
-    return this.message(v, JSON_SCHEMA_PROPS);
+  private schemaProps(field: number, v: unknown, owner: string, key: string): void {
+    if (!isRecord(v)) fail(owner, key, "a JSON schema object", v);
+    this.nested(field, v, JSON_SCHEMA_PROPS);
   }
 }
 
@@ -235,5 +255,7 @@ export function encodeMessage(
   obj: Record<string, unknown>,
   name: string,
 ): Uint8Array {
-  return new Encoder(registry).message(obj, name);
+  const w = new WireWriter();
+  new Encoder(registry, w).fields(obj, name);
+  return w.finish();
 }

@@ -20,7 +20,7 @@ export interface UnknownEnvelope {
 }
 
 /** Parses the magic prefix and the runtime.Unknown message. */
-export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvelope {
+export function readEnvelope(body: Uint8Array, unknownFields: string[]): UnknownEnvelope {
   if (!isEnvelope(body)) throw new ProtobufDecodeError("body does not start with the Kubernetes protobuf prefix k8s\\x00");
   const r = new WireReader(body, PROTOBUF_MAGIC.length);
   const env: UnknownEnvelope = { apiVersion: "", kind: "", raw: new Uint8Array(0), contentEncoding: "", contentType: "" };
@@ -37,7 +37,7 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
           if (tag.field === 1 && tag.wire === WIRE_BYTES) env.apiVersion = t.string();
           else if (tag.field === 2 && tag.wire === WIRE_BYTES) env.kind = t.string();
           else {
-            warnings.push(`unknown field ${tag.field} in runtime.TypeMeta`);
+            unknownFields.push(`unknown field ${tag.field} in runtime.TypeMeta`);
             t.skip(tag.wire);
           }
         }
@@ -53,7 +53,7 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
         env.contentType = r.string();
         break;
       default:
-        warnings.push(`unknown field ${field} in runtime.Unknown`);
+        unknownFields.push(`unknown field ${field} in runtime.Unknown`);
         r.skip(wire);
     }
   }
@@ -64,11 +64,11 @@ export function readEnvelope(body: Uint8Array, warnings: string[]): UnknownEnvel
 export function decodeEnvelope(
   registry: SchemaRegistry,
   body: Uint8Array,
-  warnings: string[],
+  unknownFields: string[],
   depth = 0,
 ): KubeObject {
   if (depth > MAX_DEPTH) throw new ProtobufDecodeError(`message nesting deeper than ${MAX_DEPTH}`);
-  const env = readEnvelope(body, warnings);
+  const env = readEnvelope(body, unknownFields);
   if (env.kind === "") throw new ProtobufDecodeError("runtime.Unknown carries no kind");
   if (env.contentEncoding !== "") {
     throw new ProtobufDecodeError(`unsupported protobuf contentEncoding ${JSON.stringify(env.contentEncoding)}`);
@@ -80,8 +80,8 @@ export function decodeEnvelope(
   if (message === undefined) throw new UnsupportedProtobufKindError(env.apiVersion, env.kind);
   const ctx: DecodeContext = {
     registry,
-    warnings,
-    decodeEmbedded: (raw, d) => decodeEnvelope(registry, raw, warnings, d + 1),
+    unknownFields,
+    decodeEmbedded: (raw, d) => decodeEnvelope(registry, raw, unknownFields, d + 1),
   };
   const { value } = decodeMessage(ctx, env.raw, message, depth);
   // TypeMeta is not part of the object's message; it comes from the envelope, first like Go's JSON
@@ -101,15 +101,26 @@ export function encodeEnvelope(registry: SchemaRegistry, object: KubeObject): Ui
   const kind = typeof object.kind === "string" ? object.kind : "";
   const message = registry.lookupKind(apiVersion, kind);
   if (message === undefined) throw new UnsupportedProtobufKindError(apiVersion, kind);
-  const raw = encodeMessage(registry, object, message);
+  return wrapEnvelope(apiVersion, kind, encodeMessage(registry, object, message));
+}
+
+const utf8 = new TextEncoder();
+
+/** The fixed bytes every envelope ends with: empty contentEncoding (3) and contentType (4). */
+const ENVELOPE_TAIL = new Uint8Array([0x1a, 0x00, 0x22, 0x00]);
+
+/**
+ * `k8s\0` + runtime.Unknown{typeMeta, raw, "", ""} around an already encoded message, byte for byte
+ * as apimachinery's protobuf serializer writes it.
+ */
+export function wrapEnvelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
   const typeMeta = new WireWriter();
-  typeMeta.bytesField(1, new TextEncoder().encode(apiVersion));
-  typeMeta.bytesField(2, new TextEncoder().encode(kind));
+  typeMeta.bytesField(1, utf8.encode(apiVersion));
+  typeMeta.bytesField(2, utf8.encode(kind));
   const w = new WireWriter();
   w.raw(PROTOBUF_MAGIC);
   w.bytesField(1, typeMeta.finish());
   w.bytesField(2, raw);
-  w.bytesField(3, new Uint8Array(0));
-  w.bytesField(4, new Uint8Array(0));
+  w.raw(ENVELOPE_TAIL);
   return w.finish();
 }

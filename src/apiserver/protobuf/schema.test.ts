@@ -1,9 +1,31 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { protobufSchemas } from "./index.js";
 import { SchemaRegistry } from "./schema.js";
 import { KINDS, MESSAGES } from "./schemas/index.js";
 
+/** The generator's input (shared/k8s-api-1.36 beside the repository, as on CI), if present. */
+const k8sApi = [join("..", "shared", "k8s-api-1.36"), join("..", "..", "shared", "k8s-api-1.36")].find((d) =>
+  existsSync(join(d, "api", "core", "v1", "generated.proto")),
+);
+
 describe("generated tables", () => {
+  it.skipIf(k8sApi === undefined)("are what scripts/protobuf/generate.mjs writes from generated.proto (--check)", () => {
+    const out = execFileSync(process.execPath, ["scripts/protobuf/generate.mjs", "--check", "--input", k8sApi!], { encoding: "utf8" });
+    expect(out).toContain("up to date");
+  });
+
+  it("cover every group/version of Kubernetes 1.36, stable and pre-release", () => {
+    for (const gv of ["v1", "apps/v1", "batch/v1", "autoscaling/v2", "resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+      "apiregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "storagemigration.k8s.io/v1beta1", "flowcontrol.apiserver.k8s.io/v1",
+      "admissionregistration.k8s.io/v1alpha1", "coordination.k8s.io/v1alpha2"]) {
+      expect(Object.keys(KINDS[gv] ?? {}).length, gv).toBeGreaterThan(0);
+    }
+    expect(KINDS["apiregistration.k8s.io/v1"]).toMatchObject({ APIService: "apiregistration/v1.APIService" });
+  });
+
   it("compile: every type names a scalar, a special type or a known message", () => {
     const reg = new SchemaRegistry(MESSAGES, KINDS);
     for (const name of Object.keys(MESSAGES)) {

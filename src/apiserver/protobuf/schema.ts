@@ -52,7 +52,10 @@ export interface CompiledField {
 
 export interface CompiledMessage {
   readonly name: string;
+  /** In table order: Go's declaration order, which is the order Go's JSON writes keys in. */
   readonly fields: readonly CompiledField[];
+  /** In field-number order: the order gogo-protobuf writes fields in. */
+  readonly wireOrder: readonly CompiledField[];
   readonly byNumber: ReadonlyMap<number, CompiledField>;
 }
 
@@ -78,6 +81,9 @@ export function parseValueType(text: string, messages: MessageTable): ValueType 
   if (Object.hasOwn(messages, text)) return { kind: "message", message: text };
   throw new Error(`unknown protobuf table type ${JSON.stringify(text)}`);
 }
+
+/** meta.k8s.io/v1 kinds that every group version also serves (see lookupKind). */
+const META_EVERYWHERE: ReadonlySet<string> = new Set(["Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"]);
 
 /**
  * Compiled tables with lazy per-message compilation. Invariant: a message key is compiled at most
@@ -110,7 +116,8 @@ export class SchemaRegistry {
       repeated: flags.includes("r"),
       inline: flags.includes("i"),
     }));
-    const msg: CompiledMessage = { name, fields, byNumber: new Map(fields.map((f) => [f.number, f])) };
+    const wireOrder = [...fields].sort((a, b) => a.number - b.number);
+    const msg: CompiledMessage = { name, fields, wireOrder, byNumber: new Map(fields.map((f) => [f.number, f])) };
     this.compiled.set(name, msg);
     return msg;
   }
@@ -119,10 +126,12 @@ export class SchemaRegistry {
   lookupKind(apiVersion: string, kind: string): string | undefined {
     const byKind = Object.hasOwn(this.kinds, apiVersion) ? this.kinds[apiVersion] : undefined;
     if (byKind && Object.hasOwn(byKind, kind)) return byKind[kind];
-    // meta/v1 option kinds (DeleteOptions, CreateOptions, ...) and Status are registered into every
-    // group version by the apiserver, so clients send them under the resource's apiVersion.
+    // metav1.AddToGroupVersion registers the option kinds (DeleteOptions, ListOptions, ...) and
+    // WatchEvent into every group version, and Status and the discovery documents as unversioned
+    // kinds, so they travel under the resource's apiVersion (a Status as "v1").
     const meta = this.kinds["meta.k8s.io/v1"];
-    if (meta && Object.hasOwn(meta, kind) && (kind.endsWith("Options") || kind === "Status")) return meta[kind];
+    if (meta && Object.hasOwn(meta, kind) && (kind.endsWith("Options") || META_EVERYWHERE.has(kind))) return meta[kind];
+    if (kind === "WatchEvent") return "meta/v1.WatchEvent";
     return undefined;
   }
 }

@@ -12,6 +12,7 @@ export const WIRE_FIXED32 = 5;
 
 const TWO_32 = 4294967296;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8Encoder = new TextEncoder();
 
 /**
  * Reads protobuf wire data from `buf[pos, end)`. Invariant: `pos <= end <= buf.length`; every read
@@ -171,6 +172,69 @@ export class WireWriter {
     this.ensure(bytes.length);
     this.buf.set(bytes, this.len);
     this.len += bytes.length;
+  }
+
+  /**
+   * Starts a length-delimited field whose content is then written in place (a nested message):
+   * writes the tag, reserves one byte for the length, returns the mark for endNested. Nesting
+   * needs no buffer per message; a length past 127 moves the content right by the extra bytes.
+   */
+  beginNested(field: number): number {
+    this.tag(field, WIRE_BYTES);
+    this.ensure(1);
+    return this.len++;
+  }
+
+  endNested(mark: number): void {
+    const len = this.len - mark - 1;
+    if (len < 128) {
+      this.buf[mark] = len;
+      return;
+    }
+    let extra = 0;
+    for (let n = len; n >= 128; n = Math.floor(n / 128)) extra++;
+    this.ensure(extra);
+    this.buf.copyWithin(mark + 1 + extra, mark + 1, this.len);
+    let n = len;
+    let p = mark;
+    while (n >= 128) {
+      this.buf[p++] = (n % 128) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    this.buf[p] = n;
+    this.len += extra;
+  }
+
+  /** A string field, UTF-8 encoded straight into the buffer. */
+  stringField(field: number, s: string): void {
+    this.tag(field, WIRE_BYTES);
+    // At most 3 bytes per UTF-16 unit; ASCII-only strings (the common case) are 1 byte each.
+    const max = s.length * 3;
+    this.ensure(max + 5);
+    if (max < 128) {
+      // Short strings: copy ASCII directly (most names, labels and enum values are ASCII).
+      const start = this.len + 1;
+      const buf = this.buf;
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      if (i === s.length) {
+        buf[this.len] = i;
+        this.len = start + i;
+        return;
+      }
+      const { written } = utf8Encoder.encodeInto(s, buf.subarray(start));
+      buf[this.len] = written;
+      this.len = start + written;
+      return;
+    }
+    const mark = this.len++;
+    const { written } = utf8Encoder.encodeInto(s, this.buf.subarray(this.len));
+    this.len += written;
+    this.endNested(mark);
   }
 
   bytesField(field: number, bytes: Uint8Array): void {

@@ -3,7 +3,14 @@
  * with an aggregationRule gets as rules the union, without duplicates, of the rules of every
  * other ClusterRole matched by any of its selectors (selectors in order, matched roles by name).
  * Runs in-process on every ClusterRole change.
+ *
+ * Whatever is stored (objects written before validation was as strict as now, or restored from
+ * another version's data directory), the loop never fails: a selector that is not a label
+ * selector object is logged and skipped (as upstream's controller gives up on a role whose
+ * selector does not convert), rules that are not objects are ignored, and a failure on one
+ * role is logged and does not stop the others.
  */
+import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import type { ClusterRole, PolicyRule } from "kubernetes-types/rbac/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
@@ -12,17 +19,49 @@ import { semanticDeepEqual } from "../registry/equality.js";
 import { defaultWriteContext } from "../rest/context.js";
 import type { ResourceStore } from "../rest/store.js";
 
-/** The rules an aggregated ClusterRole should have, or undefined when it has no aggregationRule. */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A selector the loop can evaluate: an object whose parts have the shapes LabelSelector has. */
+export function isWellFormedSelector(sel: unknown): sel is LabelSelector {
+  if (!isObject(sel)) return false;
+  const { matchLabels, matchExpressions } = sel;
+  if (matchLabels !== undefined && matchLabels !== null) {
+    if (!isObject(matchLabels) || !Object.values(matchLabels).every((v) => typeof v === "string")) return false;
+  }
+  if (matchExpressions !== undefined && matchExpressions !== null) {
+    if (!Array.isArray(matchExpressions)) return false;
+    for (const e of matchExpressions as unknown[]) {
+      if (!isObject(e) || typeof e.key !== "string" || typeof e.operator !== "string") return false;
+      if (e.values !== undefined && e.values !== null && !(Array.isArray(e.values) && e.values.every((v) => typeof v === "string"))) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The rules an aggregated ClusterRole should have, or undefined when it has no aggregationRule;
+ * throws when one of its selectors is not a label selector (the role is then left as it is).
+ */
 export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]): PolicyRule[] | undefined {
-  const selectors = role.aggregationRule?.clusterRoleSelectors;
-  if (!role.aggregationRule) return undefined;
+  const agg: unknown = role.aggregationRule;
+  if (agg === undefined || agg === null) return undefined;
+  const selectors: unknown = isObject(agg) ? agg.clusterRoleSelectors : undefined;
+  if (selectors !== undefined && selectors !== null && !Array.isArray(selectors)) throw new Error("aggregationRule.clusterRoleSelectors is not a list");
   const rules: PolicyRule[] = [];
   const byName = [...all].sort((a, b) => ((a.metadata?.name ?? "") < (b.metadata?.name ?? "") ? -1 : 1));
-  for (const sel of selectors ?? []) {
+  for (const [i, sel] of ((selectors as unknown[] | null | undefined) ?? []).entries()) {
+    // A null item decodes to Go's empty selector, which selects every ClusterRole.
+    const s = sel === null ? {} : sel;
+    if (!isWellFormedSelector(s)) throw new Error(`aggregationRule.clusterRoleSelectors[${i}] is not a label selector`);
     for (const other of byName) {
       if (other.metadata?.name === role.metadata?.name) continue;
-      if (!selectorMatches(sel, other.metadata?.labels as Record<string, string> | undefined)) continue;
-      for (const rule of other.rules ?? []) if (!rules.some((x) => semanticDeepEqual(x, rule))) rules.push(rule);
+      const labels: unknown = other.metadata?.labels;
+      if (!selectorMatches(s, isObject(labels) ? (labels as Record<string, string>) : undefined)) continue;
+      const otherRules: unknown = other.rules;
+      if (!Array.isArray(otherRules)) continue;
+      for (const rule of otherRules as unknown[]) {
+        if (isObject(rule) && !rules.some((x) => semanticDeepEqual(x, rule))) rules.push(rule as unknown as PolicyRule);
+      }
     }
   }
   return rules;
@@ -47,7 +86,8 @@ export class ClusterRoleAggregator {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.running = this.running.then(() => this.reconcileAll());
+      // The chain never rejects: a failed pass must not stop the next ones.
+      this.running = this.running.then(() => this.reconcileAll()).catch((err: unknown) => this.deps.log?.("ClusterRole aggregation pass failed", err));
     });
   }
 
@@ -55,9 +95,15 @@ export class ClusterRoleAggregator {
     const all = this.deps.clusterRoles();
     for (const role of all) {
       if (this.stopped) return;
-      const want = aggregatedRules(role, all);
-      if (!want || semanticDeepEqual(role.rules ?? [], want)) continue;
       const name = role.metadata?.name ?? "";
+      let want: PolicyRule[] | undefined;
+      try {
+        want = aggregatedRules(role, all);
+      } catch (err) {
+        this.deps.log?.(`aggregating ClusterRole ${name} skipped`, err);
+        continue;
+      }
+      if (!want || semanticDeepEqual(role.rules ?? [], want)) continue;
       try {
         await this.deps.store.update(undefined, name, (cur) => {
           if (!cur) throw StatusError.notFound({ group: "rbac.authorization.k8s.io", resource: "clusterroles" }, name);

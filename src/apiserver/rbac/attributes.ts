@@ -5,6 +5,7 @@
  */
 import { StatusError } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../auth/user.js";
+import { nameIsPathSegment } from "../../apimachinery/validation.js";
 
 export interface Attributes {
   user: UserInfo;
@@ -57,7 +58,7 @@ function exactNameOf(fieldSelector: string | null): string | undefined {
 }
 
 function validPathSegmentName(name: string): boolean {
-  return name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("%");
+  return name !== "" && nameIsPathSegment(name, false).length === 0;
 }
 
 function isWatchParam(v: string | null): boolean {
@@ -66,7 +67,7 @@ function isWatchParam(v: string | null): boolean {
 }
 
 /** RequestInfoFactory.NewRequestInfo. Throws a 400-worthy Error for `/api/v1/watch` with nothing after. */
-export function requestInfoOf(method: string, url: URL): RequestInfo {
+export function requestInfoOf(method: string, url: { readonly pathname: string; readonly searchParams: URLSearchParams }): RequestInfo {
   const info: RequestInfo = {
     resourceRequest: false,
     path: url.pathname,

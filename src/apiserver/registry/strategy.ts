@@ -8,6 +8,7 @@
  */
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
+import type { VersionConversion } from "../rest/conversion.js";
 
 export interface ResourceNames {
   group: string;
@@ -32,6 +33,33 @@ export interface ScaleSubresource {
    * and ReplicaSets use ".spec.selector", a LabelSelector the Scale's status.selector is built from).
    */
   labelSelectorPath?: string;
+  /** The path holds a label map (ReplicationControllers), not a LabelSelector. */
+  selectorIsMap?: boolean;
+}
+
+/**
+ * The subresources of a resource: status and scale are served by the generic handler from the
+ * strategy; `extra` names the ones served by dedicated handlers (pods/binding, pods/eviction,
+ * pods/ephemeralcontainers, pods/resize, serviceaccounts/token), listed in discovery.
+ */
+export interface Subresources {
+  status?: boolean;
+  scale?: ScaleSubresource;
+  extra?: readonly string[];
+  /** Subresources with their own update strategy (certificatesigningrequests/approval). */
+  updates?: Readonly<Record<string, SubresourceStrategy>>;
+}
+
+/**
+ * A subresource written like status but with its own preparation and validation (upstream
+ * gives it its own UpdateStrategy), e.g. certificatesigningrequests/approval. Served for GET,
+ * PUT and PATCH; the store calls the resource hooks' beforeUpdate with `ctx.subresource` set.
+ */
+export interface SubresourceStrategy {
+  /** Before validation: keep what this subresource may not change from `old`. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The rules of this subresource's updates (including ObjectMetaUpdate). */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
 export interface ResourceStrategy {
@@ -41,7 +69,7 @@ export interface ResourceStrategy {
    * verbs for most resources (events included); namespaces have no deletecollection.
    */
   readonly verbs: string[];
-  readonly subresources: { status?: boolean; scale?: ScaleSubresource };
+  readonly subresources: Subresources;
 
   /** Fill in defaulted fields (SetDefaults_*), on create and on every update. */
   defaults(obj: KubeObject): void;
@@ -83,4 +111,16 @@ export interface ResourceStrategy {
   readonly allowUnconditionalUpdate: boolean;
   /** Custom resources: the served version's `schema.openAPIV3Schema`, published in OpenAPI. */
   readonly openAPIV3Schema?: unknown;
+  /**
+   * A version served from another version's storage (autoscaling/v1 HorizontalPodAutoscalers
+   * are stored as autoscaling/v2): how objects cross between the two (rest/conversion.ts).
+   */
+  readonly conversion?: VersionConversion;
+  /**
+   * A DELETE that names no propagation policy orphans the dependents (upstream's
+   * DefaultGarbageCollectionPolicy = OrphanDependents: batch/v1 Jobs), with this warning.
+   */
+  readonly orphanDependentsByDefault?: { warning: string };
+  /** A Warning every request for this resource gets (deprecated APIs: "v1 ComponentStatus is deprecated in v1.19+"). */
+  readonly warning?: string;
 }

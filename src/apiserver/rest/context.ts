@@ -13,6 +13,8 @@ export interface WriteContext {
   user?: UserInfo;
   /** Set by server-side apply: the written object's managedFields come from the apply itself. */
   applied?: boolean;
+  /** The subresource written ("status", "approval"), as the store passes it to hooks; absent for the main resource. */
+  subresource?: string;
 }
 
 export function defaultWriteContext(partial: Partial<WriteContext> = {}): WriteContext {

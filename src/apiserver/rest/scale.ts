@@ -6,7 +6,7 @@
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
-import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
+import { labelSelectorAsSelector, selectorFromSet } from "../../apimachinery/labels.js";
 import type { ScaleSubresource } from "../registry/strategy.js";
 
 function pathParts(path: string): string[] {
@@ -70,6 +70,7 @@ export function toScale(obj: KubeObject, sub: ScaleSubresource): KubeObject {
   if (sub.labelSelectorPath) {
     const v = getPath(obj, sub.labelSelectorPath);
     if (typeof v === "string") selector = v;
+    else if (typeof v === "object" && v !== null && sub.selectorIsMap) selector = selectorFromSet(v as Record<string, string>).toString();
     else if (typeof v === "object" && v !== null) selector = labelSelectorString(v as LabelSelector);
   }
   const specReplicas = getPath(obj, sub.specReplicasPath);

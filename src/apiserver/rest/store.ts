@@ -6,6 +6,10 @@
  *
  * Invariants: objects read from storage are frozen and never mutated (every write starts from a
  * deep copy); a dry run never writes to storage and never consumes a revision.
+ *
+ * A store whose strategy has a `conversion` serves its version from another version's storage
+ * (rest/conversion.ts): requests are defaulted in the served version and converted to the
+ * storage version before preparation and validation; everything returned is converted back.
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -20,8 +24,10 @@ import type { Storage, StoredObject } from "../storage/interface.js";
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../storage/errors.js";
 import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
+import { VersionView } from "./conversion.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
+import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
 
@@ -39,10 +45,13 @@ export interface ResourceStoreDeps {
   returnDeletedObject?: boolean;
   /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
   fieldTracker?: FieldTracker;
+  /** Where unexpected but answered failures are reported (the server's logger). */
+  log?: (msg: string, err: unknown) => void;
 }
 
 export interface UpdateOptions {
-  subresource?: "status";
+  /** "status", or a subresource with its own update strategy (strategy.subresources.updates). */
+  subresource?: string;
   /** Create the object when it does not exist, whatever the strategy says (server-side apply). */
   createIfMissing?: boolean;
   /**
@@ -50,6 +59,8 @@ export interface UpdateOptions {
    * namespaces/finalize). Returns validation errors.
    */
   prepare?: (obj: KubeObject, old: KubeObject) => FieldError[];
+  /** The subresource managedFields record the write under (pods/resize, pods/ephemeralcontainers). */
+  managedFieldsSubresource?: string;
 }
 
 export interface UpdateResult {
@@ -72,6 +83,8 @@ export class ResourceStore {
   readonly gk: GroupKind;
   readonly apiVersion: string;
   private supportedFields: Set<string> | undefined;
+  /** Present when this store serves a version other than the storage version. */
+  private readonly view: VersionView | undefined;
 
   constructor(
     readonly strategy: ResourceStrategy,
@@ -81,6 +94,26 @@ export class ResourceStore {
     this.gr = { group: n.group, resource: n.resource };
     this.gk = { group: n.group, kind: n.kind };
     this.apiVersion = n.group === "" ? n.version : `${n.group}/${n.version}`;
+    this.view = strategy.conversion ? new VersionView(strategy.conversion) : undefined;
+  }
+
+  /** Whether stored objects are converted on the way out (see `present`). */
+  get converts(): boolean {
+    return this.view !== undefined;
+  }
+
+  /** A stored object as this store serves it (the object itself unless the version differs). */
+  present(obj: KubeObject): KubeObject {
+    return this.view ? this.view.present(obj) : obj;
+  }
+
+  /**
+   * A request object of this store's version, defaulted, in the storage version: the object
+   * itself unless this store converts.
+   */
+  private intake(obj: KubeObject): KubeObject {
+    this.strategy.defaults(obj);
+    return this.strategy.conversion ? this.strategy.conversion.toStorage(obj) : obj;
   }
 
   get namespaced(): boolean {
@@ -111,6 +144,11 @@ export class ResourceStore {
     return formatTime(this.deps.clock.now());
   }
 
+  /** The server's clock (for stores that build on this one). */
+  protected get clock(): Clock {
+    return this.deps.clock;
+  }
+
   // ---- reads -------------------------------------------------------------------------------
 
   private tooLargeResourceVersion(rv: number): StatusError {
@@ -123,7 +161,7 @@ export class ResourceStore {
     if (rv !== undefined && rv > this.deps.storage.currentRevision()) throw this.tooLargeResourceVersion(rv);
     const cur = await this.deps.storage.get(this.key(namespace, name));
     if (!cur) throw StatusError.notFound(this.gr, name);
-    return cur.object;
+    return this.present(cur.object);
   }
 
   /** Field labels accepted in field selectors: what the strategy's fieldSet reports. */
@@ -193,11 +231,30 @@ export class ResourceStore {
       apiVersion: this.apiVersion,
       kind: this.strategy.names.listKind,
       metadata,
-      items: result.items.map((i) => i.object),
+      items: result.items.map((i) => this.present(i.object)),
     };
   }
 
   // ---- create ------------------------------------------------------------------------------
+
+  /** TypeMeta and ObjectMeta of the right JSON types (nulls normalised away); 400 otherwise. */
+  private requireMetaTypes(obj: KubeObject): void {
+    requireObjectMetaTypes(obj, this.strategy.names.kind, this.strategy.names.version);
+  }
+
+  /**
+   * What a failure of the strategy's or hooks' code on a client's object means. A TypeError
+   * there comes from a field of the wrong JSON type reaching code that expects the kind's Go
+   * shape — upstream's decoder refuses such a body with a 400 before any code sees it (the
+   * kind's schema check will, here too): it is answered as that 400, and logged, rather than as
+   * a 500. Everything else passes through.
+   */
+  private shapeError(err: unknown): unknown {
+    if (!(err instanceof TypeError)) return err;
+    const n = this.strategy.names;
+    this.deps.log?.(`${n.kind} body of the wrong shape reached the strategy`, err);
+    return StatusError.badRequest(`${n.kind} in version ${JSON.stringify(n.version)} cannot be handled as a ${n.kind}: ${err.message}`);
+  }
 
   /** Checks apiVersion/kind of a request body against this resource and sets them. */
   private normalizeTypeMeta(obj: KubeObject): void {
@@ -242,44 +299,55 @@ export class ResourceStore {
    * decoded request body, a copy of its own): it is completed in place instead of copied first.
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
-    const obj = owned ? body : deepCopy(body);
-    this.normalizeTypeMeta(obj);
-    this.normalizeNamespace(obj, namespace);
-    const meta = metaOf(obj);
-    if (meta.resourceVersion) {
+    const request = owned ? body : deepCopy(body);
+    this.requireMetaTypes(request);
+    this.normalizeTypeMeta(request);
+    this.normalizeNamespace(request, namespace);
+    if (metaOf(request).resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
-    this.strategy.defaults(obj);
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    this.strategy.prepareForCreate(obj);
-    meta.uid = newUID();
-    meta.creationTimestamp = this.now();
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generateName(meta.generateName!);
-    if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
-    if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
-    // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
-    const undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
-    const errs = this.strategy.validate(obj);
-    if (errs.length) {
+    let obj: KubeObject = request;
+    let undo: Undo | undefined;
+    let generated = false;
+    try {
+      obj = this.intake(request);
+      const meta = metaOf(obj);
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+      // System fields and the generated name exist before the strategy runs (upstream fills them
+      // in before BeforeCreate): Jobs put their uid and name into their selector and labels.
+      meta.uid = newUID();
+      meta.creationTimestamp = this.now();
+      generated = !meta.name && !!meta.generateName;
+      if (generated) meta.name = generateName(meta.generateName!);
+      this.strategy.prepareForCreate(obj);
+      if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
+      if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
+      // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
+      undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
+      const errs = this.strategy.validate(obj);
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
+    const meta = metaOf(obj);
     if (ctx.dryRun) {
       undo?.();
-      return obj;
+      return this.present(obj);
     }
     for (let attempt = 0; ; attempt++) {
       try {
         const stored = await this.deps.storage.create(this.key(meta.namespace, meta.name!), obj);
         this.deps.fieldTracker?.written?.(obj, stored.object);
-        return stored.object;
+        return this.present(stored.object);
       } catch (err) {
         if (err instanceof KeyExistsError) {
           if (generated && attempt + 1 < maxGenerateNameAttempts) {
             meta.name = generateName(meta.generateName!);
+            // The strategy saw the first name (Jobs label their template with it): run it again.
+            this.strategy.prepareForCreate(obj);
             continue;
           }
           undo?.();
@@ -309,7 +377,14 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      const obj = deepCopy(produce(cur?.object));
+      let produced: KubeObject;
+      try {
+        produced = produce(cur ? this.present(cur.object) : undefined);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
+      let obj = deepCopy(produced);
+      this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
@@ -328,9 +403,10 @@ export class ResourceStore {
           throw err;
         }
       }
+      obj = this.intake(obj);
       try {
         const object = await this.updateExisting(key, cur, obj, ctx, opts);
-        return { object, created: false };
+        return { object: this.present(object), created: false };
       } catch (err) {
         if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
           if (attempt < maxUpdateAttempts) continue;
@@ -354,50 +430,57 @@ export class ResourceStore {
       // An unconditional update applies to the latest state (upstream's doUnconditionalUpdate).
       meta.resourceVersion = oldMeta.resourceVersion;
     }
-    this.strategy.defaults(obj);
-    // System fields an update cannot change (rest.BeforeUpdate).
-    const errs: FieldError[] = [];
-    if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
-    meta.uid = oldMeta.uid;
-    if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
-    else delete meta.generation;
-    meta.creationTimestamp = oldMeta.creationTimestamp;
-    if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
-    else delete meta.deletionTimestamp;
-    if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
-      meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-    }
     let undo: Undo | undefined;
-    if (opts.prepare) {
-      errs.push(...opts.prepare(obj, old));
-    } else if (opts.subresource === "status") {
-      this.strategy.prepareForStatusUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateStatusUpdate(obj, old));
-    } else {
-      this.strategy.prepareForUpdate(obj, old);
-      undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
-      errs.push(...this.strategy.validateUpdate(obj, old));
-    }
-    if (oldMeta.deletionTimestamp) {
-      const before = new Set(oldMeta.finalizers ?? []);
-      const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length) {
-        errs.push(
-          new FieldError(
-            "FieldValueForbidden",
-            "metadata.finalizers",
-            omitValue,
-            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
-          ),
-        );
+    try {
+      // (Defaults were applied by `intake`.) System fields an update cannot change (rest.BeforeUpdate).
+      const errs: FieldError[] = [];
+      if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
+      meta.uid = oldMeta.uid;
+      if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+      else delete meta.generation;
+      meta.creationTimestamp = oldMeta.creationTimestamp;
+      if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       }
-    }
-    if (errs.length) {
+      if (opts.prepare) {
+        errs.push(...opts.prepare(obj, old));
+      } else if (opts.subresource === "status") {
+        this.strategy.prepareForStatusUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: "status" })) ?? undefined;
+        errs.push(...this.strategy.validateStatusUpdate(obj, old));
+      } else if (opts.subresource !== undefined) {
+        const sub = this.strategy.subresources.updates?.[opts.subresource];
+        if (!sub) throw StatusError.notFound(this.gr, name);
+        sub.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, { ...ctx, subresource: opts.subresource })) ?? undefined;
+        errs.push(...sub.validateUpdate(obj, old));
+      } else {
+        this.strategy.prepareForUpdate(obj, old);
+        undo = (await this.deps.hooks?.beforeUpdate?.(obj, old, ctx)) ?? undefined;
+        errs.push(...this.strategy.validateUpdate(obj, old));
+      }
+      if (oldMeta.deletionTimestamp) {
+        const before = new Set(oldMeta.finalizers ?? []);
+        const added = (meta.finalizers ?? []).filter((f) => !before.has(f));
+        if (added.length) {
+          errs.push(
+            new FieldError(
+              "FieldValueForbidden",
+              "metadata.finalizers",
+              omitValue,
+              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
+            ),
+          );
+        }
+      }
+      if (errs.length) throw this.invalid(obj, errs);
+      if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource ?? opts.managedFieldsSubresource);
+    } catch (err) {
       undo?.();
-      throw this.invalid(obj, errs);
+      throw this.shapeError(err);
     }
-    if (!ctx.applied) this.deps.fieldTracker?.track(obj, old, ctx, opts.subresource);
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
       undo?.();
@@ -449,8 +532,11 @@ export class ResourceStore {
   /** The finalizers after applying a delete's propagation policy (deletionFinalizersForGarbageCollection). */
   private finalizersFor(options: DeleteOptions, existing: readonly string[]): string[] {
     const unspecified = options.propagationPolicy === undefined && options.orphanDependents === undefined;
+    // Without a policy, existing finalizers decide; without those, the resource's default.
+    const byDefault =
+      unspecified && !existing.includes("orphan") && !existing.includes("foregroundDeletion") && this.strategy.orphanDependentsByDefault !== undefined;
     const orphan =
-      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan"));
+      options.propagationPolicy === "Orphan" || options.orphanDependents === true || (unspecified && existing.includes("orphan")) || byDefault;
     const foreground =
       options.propagationPolicy === "Foreground" || (unspecified && !orphan && existing.includes("foregroundDeletion"));
     const out = existing.filter((f) => f !== "orphan" && f !== "foregroundDeletion");
@@ -460,6 +546,15 @@ export class ResourceStore {
   }
 
   async delete(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
+    const r = await this.deleteStored(namespace, name, options, ctx);
+    const orphaning = this.strategy.orphanDependentsByDefault;
+    if (orphaning && options.propagationPolicy === undefined && options.orphanDependents === undefined && !ctx.warnings.includes(orphaning.warning)) {
+      ctx.warnings.push(orphaning.warning);
+    }
+    return { object: this.present(r.object), deleted: r.deleted };
+  }
+
+  private async deleteStored(namespace: string | undefined, name: string, options: DeleteOptions, ctx: WriteContext): Promise<DeleteResult> {
     const key = this.key(namespace, name);
     const hooks = this.deps.hooks;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {

@@ -6,7 +6,9 @@
  * matching is ADDED, one that stops matching is DELETED), periodic bookmarks, timeoutSeconds.
  *
  * Events carry the storage event they came from (`source`) when their type and object are the
- * storage event's own, so that encoders can share one serialisation across watchers.
+ * storage event's own, so that encoders can share one serialisation across watchers. A store
+ * serving another version than the storage version converts every object (store.present) and
+ * leaves `source` out: the shared serialisation is the storage version's.
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import type { Clock, Timer } from "../../apimachinery/clock.js";
@@ -100,7 +102,7 @@ export async function* watchCollection(
     throw err;
   }
   try {
-    for (const o of initial) yield { type: "ADDED", object: o };
+    for (const o of initial) yield { type: "ADDED", object: store.present(o) };
     if (initialEnd && bookmarks) yield bookmark(from, { [initialEventsEndAnnotation]: "true" });
 
     const timeoutMs = opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : settings.defaultTimeoutMs ?? 30 * 60_000;
@@ -137,7 +139,7 @@ export async function* watchCollection(
       lastRev = ev.rev;
       if (rv !== undefined && ev.rev <= rv) continue;
       const out = transform(ev, matches);
-      if (out) yield out;
+      if (out) yield store.converts ? { type: out.type, object: store.present(out.object as KubeObject) } : out;
     }
   } finally {
     sw.close();

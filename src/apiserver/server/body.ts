@@ -1,8 +1,8 @@
 /** Request bodies: reading with a size limit, and decoding JSON, YAML and Kubernetes protobuf. */
 import type { IncomingMessage } from "node:http";
-import { parse as parseYAML } from "yaml";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
+import { checkJSONDepth, checkValueBounds, NestingTooDeepError, parseYAMLBounded } from "./decodelimits.js";
 import { bodyFormat } from "./negotiate.js";
 
 /** kube-apiserver's limit for request bodies (3 MiB). */
@@ -39,16 +39,37 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
         reject(err);
       }
     });
+    // The client went away (or the connection was closed at the request's deadline) mid-body.
+    req.on("close", () => {
+      if (!failed && !req.complete) {
+        failed = true;
+        reject(StatusError.badRequest("the request body was not received completely: the connection was closed"));
+      }
+    });
   });
 }
 
-/** JSON.parse with kube-apiserver-like error text (keeps the parse position). */
+/**
+ * JSON.parse with kube-apiserver-like error text (keeps the parse position), refusing documents
+ * nested deeper than decodelimits' maxNestingDepth before parsing them (400).
+ */
 export function parseJSON(buf: Buffer | string, what = "couldn't get version/kind; json parse error"): unknown {
-  const text = typeof buf === "string" ? buf : buf.toString("utf8");
   try {
-    return JSON.parse(text);
+    checkJSONDepth(buf);
+    return JSON.parse(typeof buf === "string" ? buf : buf.toString("utf8"));
   } catch (err) {
     throw StatusError.badRequest(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** YAML (parseYAMLBounded) with kube-apiserver-like error text; depth and alias limits → 400. */
+export function parseYAML(buf: Buffer | string, what = "error converting YAML to JSON", options: { uniqueKeys?: boolean } = {}): unknown {
+  try {
+    return parseYAMLBounded(typeof buf === "string" ? buf : buf.toString("utf8"), options);
+  } catch (err) {
+    if (err instanceof StatusError) throw err;
+    const m = err instanceof NestingTooDeepError ? `yaml: ${err.message}` : err instanceof Error ? err.message : String(err);
+    throw StatusError.badRequest(`${what}: ${m}`);
   }
 }
 
@@ -69,12 +90,15 @@ export function decodeObjectBody(buf: Buffer, contentType: string | undefined, p
     const r = protobuf(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
     value = r.object;
     warnings.push(...r.warnings);
-  } else if (format === "yaml") {
+    // The decoder bounds its own recursion; embedded JSON (RawExtension) it does not.
     try {
-      value = parseYAML(buf.toString("utf8"));
+      checkValueBounds(value);
     } catch (err) {
-      throw StatusError.badRequest(`error converting YAML to JSON: ${err instanceof Error ? err.message : String(err)}`);
+      if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`protobuf decoding error: ${err.message}`);
+      throw err;
     }
+  } else if (format === "yaml") {
+    value = parseYAML(buf);
   } else {
     if (buf.length === 0) throw StatusError.badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
     value = parseJSON(buf);

@@ -4,7 +4,7 @@ import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeList, KubeObject } from "../../apimachinery/types.js";
 import type { ResourceStore } from "../rest/store.js";
 import type { HandlerEnv, IncludeObject } from "./env.js";
-import type { ObjectRepresentation } from "./negotiate.js";
+import { PROTOBUF_MEDIA_TYPE, type ObjectRepresentation } from "./negotiate.js";
 
 export function includeObjectOf(q: URLSearchParams): IncludeObject {
   const v = q.get("includeObject") ?? "";
@@ -17,10 +17,13 @@ export function contentTypeFor(rep: ObjectRepresentation): string {
   switch (rep.kind) {
     case "json":
       return "application/json";
+    case "protobuf":
+      return PROTOBUF_MEDIA_TYPE;
     case "table":
       return `application/json;as=Table;v=${rep.version};g=meta.k8s.io`;
     case "partial":
-      return `application/json;as=PartialObjectMetadata;v=${rep.version};g=meta.k8s.io`;
+      // Upstream names the serializer's media type alone for protobuf answers.
+      return rep.protobuf ? PROTOBUF_MEDIA_TYPE : `application/json;as=PartialObjectMetadata;v=${rep.version};g=meta.k8s.io`;
   }
 }
 
@@ -45,6 +48,7 @@ function partialOf(obj: KubeObject, version: string): object {
 export function renderObject(env: HandlerEnv, store: ResourceStore, obj: KubeObject, rep: ObjectRepresentation, include: IncludeObject): object {
   switch (rep.kind) {
     case "json":
+    case "protobuf":
       return obj;
     case "table":
       return toTableObject(env, store, [obj], include, rep.version, { resourceVersion: obj.metadata?.resourceVersion });
@@ -56,6 +60,7 @@ export function renderObject(env: HandlerEnv, store: ResourceStore, obj: KubeObj
 export function renderList(env: HandlerEnv, store: ResourceStore, list: KubeList, rep: ObjectRepresentation, include: IncludeObject): object {
   switch (rep.kind) {
     case "json":
+    case "protobuf":
       return list;
     case "table":
       return toTableObject(env, store, list.items, include, rep.version, list.metadata ?? {});

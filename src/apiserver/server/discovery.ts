@@ -35,6 +35,20 @@ const subresourceVerbs: Record<string, string[]> = {
   status: ["get", "patch", "update"],
   scale: ["get", "patch", "update"],
   finalize: ["update"],
+  approval: ["get", "patch", "update"],
+  binding: ["create"],
+  eviction: ["create"],
+  token: ["create"],
+  ephemeralcontainers: ["get", "patch", "update"],
+  resize: ["get", "patch", "update"],
+};
+
+/** Subresources whose kind is not the resource's own (upstream's GroupVersionKindProvider). */
+const subresourceKinds: Record<string, { group: string; version: string; kind: string }> = {
+  scale: { group: "autoscaling", version: "v1", kind: "Scale" },
+  binding: { group: "", version: "v1", kind: "Binding" },
+  eviction: { group: "policy", version: "v1", kind: "Eviction" },
+  token: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
 };
 
 function gvString(group: string, version: string): string {
@@ -72,8 +86,7 @@ export function apiGroupDoc(reg: ResourceRegistry, group: string): object | unde
 }
 
 function subresourceKind(r: ServedResource, sub: string): { group: string; version: string; kind: string } {
-  if (sub === "scale") return { group: "autoscaling", version: "v1", kind: "Scale" };
-  return { group: r.group, version: r.version, kind: r.kind };
+  return subresourceKinds[sub] ?? { group: r.group, version: r.version, kind: r.kind };
 }
 
 export function apiResourceList(reg: ResourceRegistry, group: string, version: string): object | undefined {
@@ -97,7 +110,7 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
         name: `${r.resource}/${sub}`,
         singularName: "",
         namespaced: r.namespaced,
-        ...(k.group !== r.group ? { group: k.group, version: k.version } : {}),
+        ...(k.group !== r.group || k.version !== r.version ? { group: k.group, version: k.version } : {}),
         kind: k.kind,
         verbs: subresourceVerbs[sub] ?? ["get"],
       });
@@ -106,11 +119,15 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: gvString(group, version), resources };
 }
 
-/** A short stable hash of group/version/kind, as storageVersionHash (8 bytes base64). */
+/**
+ * A short stable hash of the storage group/version/kind, as storageVersionHash (8 bytes base64):
+ * the same for every version served from one storage version.
+ */
 function storageVersionHash(r: ServedResource): string {
   let h = 2166136261 >>> 0;
   let h2 = 5381;
-  for (const c of `${r.group}/${r.version}/${r.kind}`) {
+  const storageVersion = r.storageVersion ? r.storageVersion.slice(r.storageVersion.indexOf("/") + 1) : r.version;
+  for (const c of `${r.group}/${storageVersion}/${r.kind}`) {
     h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
     h2 = (Math.imul(h2, 33) + c.charCodeAt(0)) >>> 0;
   }

@@ -1,33 +1,56 @@
 /**
  * The REST handlers for one resource request: GET (get, list, watch), POST (create), PUT
  * (update), PATCH, DELETE (delete, deletecollection), on the main resource and the status,
- * scale and finalize subresources.
+ * scale and finalize subresources, and the pod subresources binding, eviction (POST) and
+ * ephemeralcontainers, resize (GET, PUT, PATCH).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
+import { nameIsPathSegment } from "../../apimachinery/validation.js";
 import { defaultWriteContext, type WriteContext } from "../rest/context.js";
+import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } from "../rest/options.js";
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
 import { decodeObjectBody, readBody } from "./body.js";
-import { contentTypeFor, includeObjectOf, renderList, renderObject } from "./convert.js";
+import { includeObjectOf, renderList, renderObject } from "./convert.js";
 import type { HandlerEnv } from "./env.js";
 import { checkUnknownFields } from "./fieldcheck.js";
-import { negotiateObject, acceptsJSON, notAcceptable } from "./negotiate.js";
+import { negotiateEncoding, negotiateObject, prefersProtobuf, type ObjectRepresentation } from "./negotiate.js";
 import { applyPatch, parsePatchBody, patchTypeOf } from "./patch.js";
 import type { ResourceRequestInfo } from "./requestinfo.js";
-import { methodNotAllowed, notFoundPage, setWarnings, writeJSON } from "./respond.js";
+import type { RequestURL } from "./target.js";
+import { methodNotAllowed, notFoundPage, setProtobufErrors, setWarnings, writeObject } from "./respond.js";
+import { protobufMessageFor } from "../protobuf/index.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
 import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
+import { isUnservable, unservableError } from "../core/unservable.js";
+import { evictPod } from "../core/eviction.js";
+import { prepareEphemeralContainersUpdate, preparePodResize } from "../core/podsubresources.js";
 import { requestUser } from "../auth/context.js";
 import { rejectForceWithoutApply, serveApply } from "../ssa/applyhandler.js";
 
 const scaleGK = { group: "autoscaling", kind: "Scale" };
 
+/** Subresources that only take a POST (a create of another kind). */
+const createOnlySubresources = new Set(["binding", "eviction", "token"]);
+
+/** Pod subresources that update the pod through their own strategy (GET, PUT, PATCH). */
+const podUpdateSubresources: Record<string, UpdateOptions["prepare"]> = {
+  ephemeralcontainers: prepareEphemeralContainersUpdate,
+  resize: preparePodResize,
+};
+
 function requireVerb(store: ResourceStore, verb: string): void {
   if (!store.strategy.verbs.includes(verb)) throw methodNotAllowed();
+}
+
+/** Upstream's storage key functions: a name in a path must be a valid path segment (400). */
+function requireValidPathName(name: string): void {
+  const msgs = nameIsPathSegment(name, false);
+  if (msgs.length) throw StatusError.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${msgs.join(";")}`);
 }
 
 function userAgent(req: IncomingMessage): string {
@@ -44,15 +67,7 @@ function writeContextFor(q: URLSearchParams, kind: "CreateOptions" | "UpdateOpti
   return defaultWriteContext({ dryRun: o.dryRun, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation, user: requestUser(req) });
 }
 
-/** Only plain JSON answers for writes and subresources; 406 if the client takes none. */
-function requireJSON(req: IncomingMessage): void {
-  if (!acceptsJSON(req.headers.accept)) {
-    // A Table/metadata-only Accept on a write still gets the object as JSON when JSON is listed.
-    throw notAcceptable();
-  }
-}
-
-export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: URL, info: ResourceRequestInfo): Promise<void> {
+export async function handleResource(env: HandlerEnv, req: IncomingMessage, res: ServerResponse, url: RequestURL, info: ResourceRequestInfo): Promise<void> {
   const store = env.registry.lookup(info.group, info.version, info.resource);
   if (!store) throw notFoundPage();
   const isNamespaceResource = store.gr.group === "" && store.gr.resource === "namespaces";
@@ -60,22 +75,40 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   if (store.namespaced && info.name !== undefined && info.namespace === undefined) throw notFoundPage();
   const ns = store.namespaced ? info.namespace : undefined;
   const sub = info.subresource;
+  if (info.name !== undefined && isUnservable(store.gr.group, store.gr.resource, sub)) {
+    // exec, attach, portforward, log, proxy: the object must exist; then say why not (core/unservable).
+    await store.get(store.namespaced ? info.namespace : undefined, info.name, "");
+    throw unservableError(store.gr.group, store.gr.resource, sub!, info.name);
+  }
   if (sub !== undefined) {
     const ok =
       (sub === "status" && store.strategy.subresources.status) ||
       (sub === "scale" && store.strategy.subresources.scale) ||
       (sub === "finalize" && isNamespaceResource) ||
-      (sub === "binding" && store.gr.group === "" && store.gr.resource === "pods");
+      (store.strategy.subresources.extra ?? []).includes(sub) ||
+      store.strategy.subresources.updates?.[sub] !== undefined;
     if (!ok || info.name === undefined) throw notFoundPage();
+    if (createOnlySubresources.has(sub) && req.method !== "POST") throw methodNotAllowed();
   }
+  const isPods = store.gr.group === "" && store.gr.resource === "pods";
+  const podUpdate = isPods && sub !== undefined ? podUpdateSubresources[sub] : undefined;
   const q = url.searchParams;
   const method = req.method ?? "GET";
   const name = info.name;
+  if (name !== undefined) requireValidPathName(name);
+  // Protobuf answers for kinds compiled into the server (never custom resources, as upstream);
+  // Status errors follow the same choice once the resource is known.
+  const accept = req.headers.accept;
+  const protobuf = protobufMessageFor(store.apiVersion, store.strategy.names.kind) !== undefined;
+  const encoding = () => negotiateEncoding(accept, protobuf);
+  if (protobuf && prefersProtobuf(accept)) setProtobufErrors(res);
+  // Deprecated resources answer every request with their warning.
+  if (store.strategy.warning) setWarnings(res, [store.strategy.warning]);
 
   if (method === "GET" && name === undefined) {
     const opts = parseListOptions(q);
     const watch = info.watchPath || opts.watch;
-    const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+    const rep = negotiateObject(accept, { table: !!env.toTable, partial: true, protobuf });
     const include = includeObjectOf(q);
     if (watch) {
       requireVerb(store, "watch");
@@ -84,34 +117,37 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     }
     requireVerb(store, "list");
     const list = await store.list(ns, opts);
-    return writeJSON(res, 200, renderList(env, store, list, rep, include), contentTypeFor(rep));
+    return writeObject(res, 200, renderList(env, store, list, rep, include), rep);
   }
 
   if (method === "GET") {
     requireVerb(store, "get");
     if (sub === undefined) {
-      const rep = negotiateObject(req.headers.accept, { table: !!env.toTable, partial: true });
+      const rep = negotiateObject(accept, { table: !!env.toTable, partial: true, protobuf });
       const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
-      return writeJSON(res, 200, renderObject(env, store, obj, rep, includeObjectOf(q)), contentTypeFor(rep));
+      return writeObject(res, 200, renderObject(env, store, obj, rep, includeObjectOf(q)), rep);
     }
-    requireJSON(req);
+    // autoscaling/v1 Scale is compiled in, custom resources' scale included.
+    const rep = sub === "scale" ? negotiateEncoding(accept, true) : encoding();
     const obj = await store.get(ns, name!, q.get("resourceVersion") ?? "");
-    if (sub === "scale") return writeJSON(res, 200, toScale(obj, store.strategy.subresources.scale!));
+    if (sub === "scale") return writeObject(res, 200, toScale(obj, store.strategy.subresources.scale!), rep);
     if (sub === "finalize") throw methodNotAllowed();
-    return writeJSON(res, 200, obj);
+    return writeObject(res, 200, obj, rep);
   }
 
   if (method === "POST") {
-    if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q);
+    if (name !== undefined && sub === "binding") return serveBinding(env, store, ns, name, req, res, q, encoding());
+    if (name !== undefined && sub === "eviction" && isPods) return serveEviction(env, store, ns, name, req, res, q, encoding());
     if (name !== undefined) throw methodNotAllowed();
     requireVerb(store, "create");
     const ctx = writeContextFor(q, "CreateOptions", req);
     const body = await decodeBody(env, req);
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     // The decoded body is used for nothing else: the store completes it in place.
     const created = await store.create(ns, body.object, ctx, true);
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, 201, created);
+    return writeObject(res, 201, created, encoding());
   }
 
   if (method === "PUT") {
@@ -124,15 +160,17 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       ctx.warnings.push(...checkUnknownFields(scale, scaleGK.group, scaleGK.kind, ctx.fieldValidation));
       const r = await updateScale(store, ns, name, () => scale, ctx);
       setWarnings(res, ctx.warnings);
-      return writeJSON(res, 200, r);
+      return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
+    requireObjectMetaTypes(body.object, store.gk.kind, store.strategy.names.version);
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
-    if (sub === "status") opts.subresource = "status";
+    if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") opts.prepare = finalizeNamespace;
+    if (podUpdate) Object.assign(opts, { prepare: podUpdate, managedFieldsSubresource: sub });
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, r.created ? 201 : 200, r.object);
+    return writeObject(res, r.created ? 201 : 200, r.object, encoding());
   }
 
   if (method === "PATCH") {
@@ -157,7 +195,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
         ctx,
       );
       setWarnings(res, ctx.warnings);
-      return writeJSON(res, 200, r);
+      return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
     let warned = false;
     const r = await store.update(
@@ -172,10 +210,14 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
         return patched;
       },
       ctx,
-      sub === "status" ? { subresource: "status" } : {},
+      sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]
+        ? { subresource: sub }
+        : podUpdate
+          ? { prepare: podUpdate, managedFieldsSubresource: sub }
+          : {},
     );
     setWarnings(res, ctx.warnings);
-    return writeJSON(res, 200, r.object);
+    return writeObject(res, 200, r.object, encoding());
   }
 
   if (method === "DELETE") {
@@ -189,13 +231,14 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       requireVerb(store, "deletecollection");
       const listOpts = parseListOptions(q);
       const list = await store.deleteCollection(ns, listOpts, options, ctx);
-      return writeJSON(res, 200, list);
+      return writeObject(res, 200, list, encoding());
     }
     requireVerb(store, "delete");
     const r = await store.delete(ns, name, options, ctx);
+    setWarnings(res, ctx.warnings);
     const code = !r.deleted && options.orphanDependents === false ? 202 : 200;
-    if (r.deleted && !store.returnsDeletedObject) return writeJSON(res, code, store.deletedStatus(r.object));
-    return writeJSON(res, code, r.object);
+    if (r.deleted && !store.returnsDeletedObject) return writeObject(res, code, store.deletedStatus(r.object), encoding());
+    return writeObject(res, code, r.object, encoding());
   }
 
   void parseBool;
@@ -230,6 +273,38 @@ async function updateScale(
   return toScale(r.object, sub);
 }
 
+/** POST pods/<name>/eviction: deletes the pod unless its PodDisruptionBudget forbids it. */
+async function serveEviction(
+  env: HandlerEnv,
+  pods: ResourceStore,
+  ns: string | undefined,
+  name: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  q: URLSearchParams,
+  rep: ObjectRepresentation,
+): Promise<void> {
+  const ctx = writeContextFor(q, "CreateOptions", req);
+  const body = await decodeBody(env, req);
+  const apiVersion = body.object.apiVersion;
+  if (body.object.kind !== undefined && body.object.kind !== "Eviction") {
+    throw StatusError.badRequest(`${body.object.kind} in version "v1" cannot be handled as a Eviction: the kind of the object does not match the endpoint`);
+  }
+  if (apiVersion !== undefined && apiVersion !== "policy/v1" && apiVersion !== "policy/v1beta1") {
+    throw StatusError.badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (policy/v1)`);
+  }
+  ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, "policy", "Eviction", ctx.fieldValidation));
+  const status = await evictPod(
+    { pods, podDisruptionBudgets: env.registry.lookup("policy", "v1", "poddisruptionbudgets"), clock: env.clock },
+    ns ?? "",
+    name,
+    body.object,
+    ctx,
+  );
+  setWarnings(res, ctx.warnings);
+  return writeObject(res, status.code ?? 201, status, rep);
+}
+
 /** POST pods/<name>/binding: assigns the pod to a node (the scheduler's verb). */
 async function serveBinding(
   env: HandlerEnv,
@@ -239,10 +314,11 @@ async function serveBinding(
   req: IncomingMessage,
   res: ServerResponse,
   q: URLSearchParams,
+  rep: ObjectRepresentation,
 ): Promise<void> {
   const ctx = writeContextFor(q, "CreateOptions", req);
   const body = await decodeBody(env, req);
   const node = bindingTarget(body.object, name);
   await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
-  return writeJSON(res, 201, bindingSuccess);
+  return writeObject(res, 201, bindingSuccess, rep);
 }

@@ -37,36 +37,100 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     const m = parseMediaType(part);
     if (m && m.q > 0) out.push(m);
   }
-  // Stable sort by q, highest first.
-  return out.map((m, i) => ({ m, i })).sort((a, b) => b.m.q - a.m.q || a.i - b.i).map((x) => x.m);
+  // As goautoneg (kube-apiserver's parser): highest q first, then concrete types before
+  // wildcards (`*/*` after `application/json` at the same q), ties in the client's order.
+  const rank = (m: MediaRange) => (m.type === "*" ? 2 : m.subtype === "*" ? 1 : 0);
+  return out
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => b.m.q - a.m.q || rank(a.m) - rank(b.m) || a.i - b.i)
+    .map((x) => x.m);
 }
 
 function isJSONish(m: MediaRange): boolean {
   return (m.type === "application" && m.subtype === "json") || (m.type === "application" && m.subtype === "*") || (m.type === "*" && m.subtype === "*");
 }
 
-export type ObjectRepresentation =
-  | { kind: "json" }
-  | { kind: "table"; version: "v1" | "v1beta1" }
-  | { kind: "partial"; version: "v1" | "v1beta1" };
+/** Kubernetes protobuf (apimachinery's protobuf serializer): the `k8s\0` envelope. */
+export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
+
+function isProtobuf(m: MediaRange): boolean {
+  return m.type === "application" && m.subtype === "vnd.kubernetes.protobuf";
+}
 
 /**
- * The representation for a resource response. `as=Table` / `as=PartialObjectMetadata[List]`
- * entries are honoured when `conversions` allows; otherwise JSON if acceptable, else 406.
+ * The representation of a resource response: the object itself (JSON or protobuf), a
+ * meta.k8s.io Table (JSON only, as upstream), or PartialObjectMetadata (JSON, or protobuf for v1).
  */
-export function negotiateObject(accept: string | undefined, conversions: { table: boolean; partial: boolean }): ObjectRepresentation {
-  // The usual headers, answered without parsing: none, and plain JSON.
+export type ObjectRepresentation =
+  | { kind: "json" }
+  | { kind: "protobuf" }
+  | { kind: "table"; version: "v1" | "v1beta1" }
+  | { kind: "partial"; version: "v1" | "v1beta1"; protobuf?: true };
+
+export interface Conversions {
+  /** A Table converter exists. */
+  table: boolean;
+  /** PartialObjectMetadata[List] may be asked for. */
+  partial: boolean;
+  /**
+   * The resource's kind can be protobuf-encoded: it is compiled into the server (it has a
+   * generated.proto table). Custom resources cannot, as upstream: a protobuf Accept entry is then
+   * skipped and the next one (normally JSON) chosen.
+   */
+  protobuf?: boolean;
+}
+
+/** kubectl's and client-go typed clients' Accept when they prefer protobuf. */
+const PROTOBUF_FIRST = "application/vnd.kubernetes.protobuf,application/json";
+
+/**
+ * The representation for a resource response, following the Accept entries in order (highest q
+ * first, ties in the client's order) as kube-apiserver's negotiation does: `as=Table` /
+ * `as=PartialObjectMetadata[List]` entries when `conversions` allows, protobuf when the kind can
+ * be encoded so, JSON (or a wildcard); 406 NotAcceptable when no entry can be served.
+ */
+export function negotiateObject(accept: string | undefined, conversions: Conversions): ObjectRepresentation {
+  // The usual headers, answered without parsing: none, plain JSON, and protobuf-then-JSON.
   if (accept === undefined || accept === "" || accept === "application/json" || accept === "*/*") return { kind: "json" };
+  if (accept === PROTOBUF_FIRST) return conversions.protobuf ? { kind: "protobuf" } : { kind: "json" };
   for (const m of parseAccept(accept)) {
     const as = m.params["as"];
     if (as !== undefined) {
-      if (m.type !== "application" || m.subtype !== "json" || m.params["g"] !== "meta.k8s.io") continue;
+      const pb = isProtobuf(m);
+      if (m.type !== "application" || (m.subtype !== "json" && !pb) || m.params["g"] !== "meta.k8s.io") continue;
       const v = m.params["v"];
       if (v !== "v1" && v !== "v1beta1") continue;
-      if (as === "Table" && conversions.table) return { kind: "table", version: v };
-      if ((as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && conversions.partial) return { kind: "partial", version: v };
+      // Upstream serves Tables as JSON or YAML only; PartialObjectMetadata in every format.
+      if (as === "Table" && conversions.table && !pb) return { kind: "table", version: v };
+      if ((as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && conversions.partial) {
+        if (!pb) return { kind: "partial", version: v };
+        // Only meta.k8s.io/v1 has protobuf tables here (v1beta1's are the same messages upstream).
+        if (v === "v1") return { kind: "partial", version: v, protobuf: true };
+      }
       continue;
     }
+    if (isProtobuf(m)) {
+      if (conversions.protobuf) return { kind: "protobuf" };
+      continue;
+    }
+    if (isJSONish(m)) return { kind: "json" };
+  }
+  throw notAcceptable();
+}
+
+/**
+ * The encoding of a response that is always the object itself (writes, subresources, deletes,
+ * Status errors): protobuf when the client lists it before JSON and the kind allows it.
+ */
+export function negotiateEncoding(accept: string | undefined, protobuf: boolean): { kind: "json" } | { kind: "protobuf" } {
+  if (accept === undefined || accept === "" || accept === "application/json" || accept === "*/*") return { kind: "json" };
+  if (accept === PROTOBUF_FIRST) return protobuf ? { kind: "protobuf" } : { kind: "json" };
+  for (const m of parseAccept(accept)) {
+    if (isProtobuf(m) && m.params["as"] === undefined) {
+      if (protobuf) return { kind: "protobuf" };
+      continue;
+    }
+    // A conversion entry (as=Table on a write) does not apply; JSON (with or without it) does.
     if (isJSONish(m)) return { kind: "json" };
   }
   throw notAcceptable();
@@ -113,4 +177,14 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
   if (t === "application/yaml") return "yaml";
   if (t === "application/vnd.kubernetes.protobuf") return "protobuf";
   throw StatusError.unsupportedMediaType(contentType, acceptedBodyTypes);
+}
+
+/** Whether protobuf is the encoding negotiated for a protobuf-capable kind (never throws). */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  if (accept === undefined || accept === "" || accept === "application/json" || accept === "*/*") return false;
+  try {
+    return negotiateEncoding(accept, true).kind === "protobuf";
+  } catch {
+    return false;
+  }
 }

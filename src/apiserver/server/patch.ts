@@ -14,6 +14,9 @@ import {
 } from "../../apimachinery/patch/index.js";
 import { parseMediaType } from "./negotiate.js";
 import { parseJSON } from "./body.js";
+import { checkValueBounds, NestingTooDeepError } from "./decodelimits.js";
+import { fieldErrors } from "../../apimachinery/fielderrors.js";
+import { checkObjectMetaTypes, FieldTypeError } from "../rest/metatypes.js";
 
 export type ServedPatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -81,6 +84,8 @@ export function applyPatch(
     switch (type) {
       case "json":
         out = applyJsonPatch(current, patch);
+        // Moves and copies can nest the result deeper than the patch or the object were.
+        checkValueBounds(out);
         break;
       case "merge":
         if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
@@ -108,10 +113,18 @@ export function applyPatch(
     }
   } catch (err) {
     if (err instanceof StatusError) throw err;
+    if (err instanceof NestingTooDeepError) throw StatusError.badRequest(`the patched object is too deeply nested: ${err.message}`);
     throw patchFailure(err);
   }
   if (typeof out !== "object" || out === null || Array.isArray(out)) {
     throw StatusError.badRequest("the patched document is not a JSON object");
+  }
+  try {
+    checkObjectMetaTypes(out as Record<string, unknown>, gvk.kind);
+  } catch (err) {
+    // Upstream decodes the patched JSON into the kind's struct: a failure is a 422 on "patch".
+    if (err instanceof FieldTypeError) throw StatusError.invalid({ group: "", kind: "" }, "", [fieldErrors.invalid("patch", JSON.stringify(out), err.message)]);
+    throw err;
   }
   return out as KubeObject;
 }

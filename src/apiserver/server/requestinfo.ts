@@ -1,4 +1,5 @@
 /** Request paths of the resource API, parsed as kube-apiserver's RequestInfoFactory does. */
+import { pathSegments } from "./target.js";
 
 export interface ResourceRequestInfo {
   group: string;
@@ -22,12 +23,9 @@ export type PathInfo =
 // Subresources of namespaces that are addressed as /namespaces/<name>/<sub>.
 const namespaceSubresources = new Set(["status", "finalize"]);
 
+/** Routes a raw (percent-encoded, not normalised) path; 400 for a malformed escape. */
 export function parsePath(pathname: string): PathInfo {
-  const parts: string[] = [];
-  for (const p of pathname.split("/")) {
-    // Without a '%' decodeURIComponent returns its input: skip it on the common path.
-    if (p !== "") parts.push(p.includes("%") ? decodeURIComponent(p) : p);
-  }
+  const parts = pathSegments(pathname);
   let group: string;
   let version: string;
   let rest: string[];
@@ -56,6 +54,8 @@ export function parsePath(pathname: string): PathInfo {
     namespace = rest[1];
     if (rest.length > 2 && !namespaceSubresources.has(rest[2])) rest = rest.slice(2);
   }
+  // A proxy subresource carries the proxied path after it (…/pods/p/proxy/metrics).
+  if (rest.length > 3 && rest[2] === "proxy") rest = rest.slice(0, 3);
   if (rest.length === 0 || rest.length > 3) return { kind: "notFound" };
   const info: ResourceRequestInfo = { group, version, resource: rest[0], watchPath };
   if (namespace !== undefined) info.namespace = namespace;

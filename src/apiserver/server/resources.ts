@@ -15,6 +15,10 @@ export function servedResourceOf(s: ResourceStrategy): ServedResource {
   if (s.subresources.status) subresources.push("status");
   if (s.subresources.scale) subresources.push("scale");
   if (n.group === "" && n.resource === "namespaces") subresources.push("finalize");
+  subresources.push(...Object.keys(s.subresources.updates ?? {}));
+  for (const x of s.subresources.extra ?? []) if (!subresources.includes(x)) subresources.push(x);
+  // Discovery lists subresources in path order, as kube-apiserver's installer sorts them.
+  subresources.sort();
   return {
     group: n.group,
     version: n.version,
@@ -28,6 +32,7 @@ export function servedResourceOf(s: ResourceStrategy): ServedResource {
     categories: [...n.categories],
     singular: n.singular,
     ...(s.openAPIV3Schema !== undefined ? { openAPIV3Schema: s.openAPIV3Schema } : {}),
+    ...(s.conversion ? { storageVersion: s.conversion.storageVersion } : {}),
   };
 }
 
@@ -52,6 +57,7 @@ const groupOrder = [
   "coordination.k8s.io",
   "node.k8s.io",
   "discovery.k8s.io",
+  "resource.k8s.io",
   "flowcontrol.apiserver.k8s.io",
 ];
 
@@ -60,10 +66,25 @@ export class ResourceRegistry {
   private readonly order: ResourceStore[] = [];
 
   private changes = 0;
+  private readonly listeners = new Set<() => void>();
 
   /** Increases whenever the set of served resources changes (custom resources come and go). */
   get generation(): number {
     return this.changes;
+  }
+
+  /**
+   * Calls `listener` (synchronously, after the change) whenever a resource is added or removed;
+   * returns the function that unsubscribes it (the APIService registration loop uses this).
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.changes++;
+    for (const l of this.listeners) l();
   }
 
   add(store: ResourceStore): void {
@@ -72,7 +93,7 @@ export class ResourceRegistry {
     if (this.byPath.has(k)) throw new Error(`resource ${k} registered twice`);
     this.byPath.set(k, store);
     this.order.push(store);
-    this.changes++;
+    this.changed();
   }
 
   /** Stops serving a store (a custom resource version whose CRD changed or went away). */
@@ -82,7 +103,7 @@ export class ResourceRegistry {
     if (this.byPath.get(k) !== store) return;
     this.byPath.delete(k);
     this.order.splice(this.order.indexOf(store), 1);
-    this.changes++;
+    this.changed();
   }
 
   lookup(group: string, version: string, resource: string): ResourceStore | undefined {
@@ -98,8 +119,22 @@ export class ResourceRegistry {
     return this.order;
   }
 
+  /**
+   * The served resources, each group-version's in resource-name order (kube-apiserver's
+   * installer sorts a group-version's storage paths; `kubectl get all` follows that order).
+   */
   served(): ServedResource[] {
-    return this.order.map((s) => servedResourceOf(s.strategy));
+    const out = this.order.map((s) => servedResourceOf(s.strategy));
+    const gvRank = new Map<string, number>();
+    out.forEach((r, i) => {
+      const gv = `${r.group}/${r.version}`;
+      if (!gvRank.has(gv)) gvRank.set(gv, i);
+    });
+    return out.sort(
+      (a, b) =>
+        gvRank.get(`${a.group}/${a.version}`)! - gvRank.get(`${b.group}/${b.version}`)! ||
+        (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0),
+    );
   }
 
   /** Groups with their versions, in discovery preference order. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deepFreeze } from "../../apimachinery/deepcopy.js";
-import { bodyBytes, objectBytes } from "./serialize.js";
+import { decodeProtobufBody, decodeProtobufMessage, encodeProtobufBody } from "../protobuf/index.js";
+import { bodyBytes, objectBytes, protobufBodyBytes, protobufWatchFrame } from "./serialize.js";
 
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, resourceVersion: "7", labels: { "a/b": "é ✓" } }, data: { k: 'v"\n' } });
 
@@ -36,5 +37,40 @@ describe("response serialization", () => {
     o.data.k = "changed";
     expect(objectBytes(o).toString()).not.toBe(first);
     expect(objectBytes(o).toString()).toBe(JSON.stringify(o));
+  });
+});
+
+describe("protobuf response serialization", () => {
+  const list = (items: object[]) => ({ apiVersion: "v1", kind: "ConfigMapList", metadata: { resourceVersion: "9", continue: "c" }, items });
+
+  it.each<[string, object]>([
+    ["an object", cm("a")],
+    ["a frozen object", deepFreeze(cm("b"))],
+    ["a list of frozen items", list([deepFreeze(cm("c")), deepFreeze(cm("d"))])],
+    ["a list of plain items", list([cm("e")])],
+    ["an empty list", list([])],
+    ["a frozen list", deepFreeze(list([cm("f")]))],
+    ["a Status", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "m", reason: "NotFound", code: 404 }],
+  ])("%s: the same bytes as encoding the whole body", (_, body) => {
+    const got = protobufBodyBytes(body)!;
+    expect(got.equals(Buffer.from(encodeProtobufBody(body as never)))).toBe(true);
+    // Items carry no TypeMeta on the wire.
+    const back = decodeProtobufBody(new Uint8Array(got)).object;
+    expect(back.kind).toBe((body as { kind: string }).kind);
+  });
+
+  it("answers undefined for kinds without a table (custom resources) and for values of the wrong type", () => {
+    expect(protobufBodyBytes({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } })).toBeUndefined();
+    expect(protobufBodyBytes({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: "3" } })).toBeUndefined();
+    expect(protobufBodyBytes("text")).toBeUndefined();
+  });
+
+  it("frames a watch event as a 4-byte big-endian length and a raw WatchEvent", () => {
+    const obj = deepFreeze(cm("w"));
+    const frame = protobufWatchFrame("MODIFIED", obj)!;
+    expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
+    const ev = decodeProtobufMessage(new Uint8Array(frame.subarray(4)), "meta/v1.WatchEvent");
+    expect(ev).toEqual({ type: "MODIFIED", object: decodeProtobufBody(encodeProtobufBody(obj)).object });
+    expect(protobufWatchFrame("ADDED", { apiVersion: "example.com/v1", kind: "Widget" })).toBeUndefined();
   });
 });

@@ -1,19 +1,21 @@
 /**
- * Serving a watch over HTTP: 200 with headers flushed at once, then one JSON frame per event
- * (`{"type":...,"object":...}\n`), written with backpressure. Plain JSON frames of storage
+ * Serving a watch over HTTP: 200 with headers flushed at once, then one frame per event — JSON
+ * (`{"type":...,"object":...}\n`) or, when negotiated, length-prefixed protobuf WatchEvents —
+ * written with backpressure. Plain JSON frames of storage
  * events are built once and shared by all watchers (StorageEvent.encoded); Table watches send a
  * one-row Table per event. The stream ends on timeout, client disconnect, or when the watcher
  * is closed by the store for falling behind (the client then re-watches or relists).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import type { ListOptions } from "../rest/options.js";
+import { parseResourceVersion, type ListOptions } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
 import { watchCollection, type WatchOutEvent } from "../rest/watch.js";
 import { contentTypeFor, toTableObject } from "./convert.js";
 import type { HandlerEnv, IncludeObject } from "./env.js";
-import type { ObjectRepresentation } from "./negotiate.js";
-import { objectBytes } from "./serialize.js";
+import { PROTOBUF_MEDIA_TYPE, type ObjectRepresentation } from "./negotiate.js";
+import { objectBytes, protobufWatchFrame } from "./serialize.js";
 
 const frameEnd = Buffer.from("}\n");
 
@@ -23,9 +25,22 @@ function frame(type: string, object: unknown): Buffer {
   return Buffer.concat([Buffer.from(`{"type":${JSON.stringify(type)},"object":`), objectBytes(object), frameEnd]);
 }
 
+/** A protobuf frame; an object that cannot be encoded becomes an ERROR event (the stream has begun). */
+function protobufFrame(type: string, object: unknown): Buffer {
+  const f = protobufWatchFrame(type, object);
+  if (f !== undefined) return f;
+  const err = StatusError.internalError(new Error(`unable to encode ${type} event object as protobuf`));
+  return protobufWatchFrame("ERROR", err.status)!;
+}
+
 function encode(env: HandlerEnv, store: ResourceStore, ev: WatchOutEvent, rep: ObjectRepresentation, include: IncludeObject): Buffer {
-  if (ev.type === "ERROR" || ev.type === "BOOKMARK" || rep.kind === "json") {
-    const src = ev.source;
+  const src = ev.source;
+  if (rep.kind === "protobuf" || (rep.kind === "partial" && rep.protobuf && ev.type === "ERROR")) {
+    return src ? src.encoded(`pb:${ev.type}`, () => protobufFrame(ev.type, ev.object)) : protobufFrame(ev.type, ev.object);
+  }
+  // Bookmarks of a PartialObjectMetadata watch are PartialObjectMetadata too (a metadata-only
+  // client has no decoder for the resource's own kind), as upstream transforms every event.
+  if (ev.type === "ERROR" || (ev.type === "BOOKMARK" && rep.kind !== "partial") || rep.kind === "json") {
     if (src && rep.kind === "json") return src.encoded(`json:${ev.type}`, () => frame(ev.type, ev.object));
     return frame(ev.type, ev.object);
   }
@@ -34,9 +49,17 @@ function encode(env: HandlerEnv, store: ResourceStore, ev: WatchOutEvent, rep: O
     if (rep.kind === "table") {
       return frame(ev.type, toTableObject(env, store, [obj], include, rep.version, { resourceVersion: obj.metadata?.resourceVersion }));
     }
-    return frame(ev.type, { kind: "PartialObjectMetadata", apiVersion: `meta.k8s.io/${rep.version}`, metadata: obj.metadata });
+    const partial = { kind: "PartialObjectMetadata", apiVersion: `meta.k8s.io/${rep.version}`, metadata: obj.metadata };
+    return rep.protobuf ? protobufFrame(ev.type, partial) : frame(ev.type, partial);
   };
-  return ev.source ? ev.source.encoded(`${rep.kind}:${rep.kind === "table" ? rep.version : rep.version}:${include}:${ev.type}`, build) : build();
+  const key = rep.kind === "table" ? `table:${rep.version}:${include}` : `partial:${rep.version}:${rep.protobuf ? "pb" : "json"}`;
+  return src ? src.encoded(`${key}:${ev.type}`, build) : build();
+}
+
+/** The Content-Type of a watch stream: protobuf streams say so with `;stream=watch`. */
+function watchContentType(rep: ObjectRepresentation): string {
+  if (rep.kind === "protobuf" || (rep.kind === "partial" && rep.protobuf)) return `${PROTOBUF_MEDIA_TYPE};stream=watch`;
+  return contentTypeFor(rep);
 }
 
 export async function serveWatch(
@@ -49,13 +72,14 @@ export async function serveWatch(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  // Malformed selectors and resource versions must become HTTP errors before the stream starts.
+  store.predicate(opts.labelSelector, opts.fieldSelector);
+  parseResourceVersion(opts.resourceVersion);
   const ac = new AbortController();
   const onClose = () => ac.abort();
   res.on("close", onClose);
-  // Selector errors must become HTTP errors before the stream starts.
-  store.predicate(opts.labelSelector, opts.fieldSelector);
   const events = watchCollection(store, namespace, opts, env.watch, ac.signal);
-  res.writeHead(200, { "Content-Type": contentTypeFor(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
+  res.writeHead(200, { "Content-Type": watchContentType(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
   try {
     for await (const ev of events) {

@@ -3,13 +3,14 @@
  * store, creating the object when it does not exist.
  */
 import type { ServerResponse } from "node:http";
-import { parse as parseYAML } from "yaml";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { WriteContext } from "../rest/context.js";
+import { requireObjectMetaTypes } from "../rest/metatypes.js";
 import { parseBool } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
+import { parseYAML } from "../server/body.js";
 import { checkUnknownFields } from "../server/fieldcheck.js";
 import { setWarnings, writeJSON } from "../server/respond.js";
 
@@ -24,12 +25,7 @@ export function rejectForceWithoutApply(q: URLSearchParams): void {
 
 /** Parses an apply body (YAML; JSON is YAML) into an object; 400 otherwise. */
 export function parseApplyBody(body: Buffer): KubeObject {
-  let v: unknown;
-  try {
-    v = parseYAML(body.toString("utf8"), { uniqueKeys: true });
-  } catch (err) {
-    throw StatusError.badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  const v = parseYAML(body, "error decoding YAML", { uniqueKeys: true });
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw StatusError.badRequest("error decoding patch: the apply configuration must be an object");
   }
@@ -59,6 +55,7 @@ export async function serveApply(store: ResourceStore, r: ApplyRequest, res: Ser
   }
   const config = parseApplyBody(r.body);
   const names = store.strategy.names;
+  requireObjectMetaTypes(config, names.kind, names.version);
   const ctx = r.ctx;
   ctx.warnings.push(...checkUnknownFields(config, names.group, names.kind, ctx.fieldValidation));
   ctx.applied = true;

@@ -17,6 +17,7 @@
  *   conflicts on fields unchanged since the last client-side apply (the
  *   last-applied-configuration annotation) are forced, and the annotation is kept in sync.
  */
+import { checkJSONDepth } from "../server/decodelimits.js";
 import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -390,6 +391,8 @@ export class FieldManager implements FieldTracker {
     if (!text) return undefined;
     let lastApplied: KubeObject;
     try {
+      // An annotation is client text: bounded like a request body before the recursive passes.
+      checkJSONDepth(text);
       lastApplied = JSON.parse(text) as KubeObject;
     } catch {
       return undefined;

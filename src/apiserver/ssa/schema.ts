@@ -1,7 +1,8 @@
 /**
  * The type information server-side apply needs (structured-merge-diff's schema): which nodes
- * are structs, granular or atomic maps, and lists with their list type and keys — derived from
- * OpenAPI schemas with the Kubernetes extensions.
+ * are structs, granular or atomic maps, and lists with their list type and keys. Built-in kinds
+ * take it from the generated structured-merge-diff table (builtinschema.ts); custom resources
+ * from their OpenAPI schemas with the Kubernetes extensions (SchemaTypes, below).
  *
  * Rules (as kube-openapi's schemaconv):
  * - `x-kubernetes-list-type` decides a list's type (`map` uses `x-kubernetes-list-map-keys`).
@@ -11,26 +12,12 @@
  *   `x-kubernetes-map-type: atomic` makes either atomic. An object with neither (and anything
  *   unknown) is "deduced": its shape comes from the value (maps granular, lists atomic).
  */
-import { builtinDefinitions, definitionNameForKind } from "../openapi/definitions.js";
 import { refName, type Definitions, type Schema } from "../openapi/schema.js";
+import { builtinSchema } from "./builtinschema.js";
 
-export type ListType = "atomic" | "set" | "map";
+import { deducedType, scalarType, type TypeNode } from "./typenode.js";
 
-export type TypeNode =
-  | { readonly kind: "scalar" }
-  | { readonly kind: "deduced" }
-  | {
-      readonly kind: "struct";
-      readonly atomic: boolean;
-      field(name: string): TypeNode | undefined;
-      /** Required fields (Go fields without omitempty: present, if empty, in every object). */
-      readonly required: ReadonlySet<string>;
-    }
-  | { readonly kind: "map"; readonly atomic: boolean; readonly element: TypeNode }
-  | { readonly kind: "list"; readonly listType: ListType; readonly keys: readonly string[]; readonly element: TypeNode };
-
-export const scalarType: TypeNode = { kind: "scalar" };
-export const deducedType: TypeNode = { kind: "deduced" };
+export { deducedType, scalarType, type ListType, type TypeNode } from "./typenode.js";
 
 /** Builds type nodes from OpenAPI schemas; definitions are converted lazily, once each. */
 export class SchemaTypes {
@@ -101,12 +88,7 @@ function withoutAllOf(s: Schema): Schema {
   return rest;
 }
 
-let builtin: SchemaTypes | undefined;
-
-/** The type of a built-in kind (from the served OpenAPI definitions), or undefined. */
+/** The type of a built-in kind (from the generated structured-merge-diff table), or undefined. */
 export function builtinTypeFor(gvk: { group: string; version: string; kind: string }): TypeNode | undefined {
-  const name = definitionNameForKind(gvk);
-  if (!name) return undefined;
-  builtin ??= new SchemaTypes(builtinDefinitions());
-  return builtin.named(name);
+  return builtinSchema().typeFor(gvk);
 }

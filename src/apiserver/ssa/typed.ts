@@ -26,7 +26,10 @@ function isEmpty(v: unknown): boolean {
   return true;
 }
 
-/** Key fields that upstream's schemas default when an item omits them. */
+/**
+ * Key fields upstream's schemas default when an item omits them, for list types that carry no
+ * defaults of their own (those built from OpenAPI schemas; the built-in table has them per list).
+ */
 const keyDefaults: Readonly<Record<string, unknown>> = { protocol: "TCP" };
 
 type Shape = "leaf" | "fields" | "items";
@@ -74,8 +77,9 @@ export function itemElement(t: TypeNode, item: unknown, index: number): string {
   if (t.listType === "set") return elementKey({ value: item });
   if (t.listType === "map" && isObject(item) && t.keys.length > 0) {
     const key: JSONObject = {};
+    const defaults = t.keyDefaults ?? keyDefaults;
     for (const k of t.keys) {
-      const v = item[k] ?? keyDefaults[k];
+      const v = item[k] ?? defaults[k];
       if (v !== undefined) key[k] = v;
     }
     return elementKey({ key } as PathElement);

@@ -366,7 +366,8 @@ describe("SqliteStorage crash safety", () => {
       const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`child made no progress: ${stderr}`)), 25_000);
+        // Generous: the child transpiles the sources with TypeScript first, slow on a loaded machine.
+        const timer = setTimeout(() => reject(new Error(`child made no progress: ${stderr}`)), 90_000);
         child.on("exit", () => {
           clearTimeout(timer);
           if (!killed) reject(new Error(`child exited early: ${stderr}`));
@@ -414,6 +415,6 @@ describe("SqliteStorage crash safety", () => {
         await s.close();
       }
     },
-    60_000,
+    150_000,
   );
 });

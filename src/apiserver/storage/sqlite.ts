@@ -1,5 +1,6 @@
 /**
- * SqliteStorage: the persistent store — kine's log table in SQLite (better-sqlite3) under an
+ * SqliteStorage: the persistent store — kine's log table in SQLite (node:sqlite, or better-sqlite3
+ * on Node 20: sqlitedriver.ts) under an
  * in-memory read side (MemoryStorage), with group commit.
  *
  * On disk (`<dataDir>/kubeloop.db`):
@@ -34,15 +35,21 @@
  * the last commits on power loss. Both meet "a crash (SIGKILL) loses no acknowledged write";
  * the default is FULL because with group commit one fsync serves a whole batch and the measured
  * cost is small (bench/apiserver/persistence.bench.ts).
+ *
+ * Every group commit is recorded in the commit marker (commitmarker.ts) before its writes are
+ * acknowledged; a database found behind its marker at open (a truncated or damaged WAL, an older
+ * copy) is refused with a DataLossError unless `acceptDataLoss`. Files are 0600 (privatefiles.ts).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { isBusyError, openSqlite, type SqliteDatabase } from "./sqlitedriver.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { deepCopy, deepFreeze, semanticEqual } from "../../apimachinery/deepcopy.js";
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "./errors.js";
 import type { ListRequest, ListResult, Storage, StorageWatch, StoredObject, WatchRequest } from "./interface.js";
 import { MemoryStorage, type MemoryStorageOptions } from "./memory.js";
+import { ensurePrivateFile, privateDirMode, restrictIfExists } from "../privatefiles.js";
+import { CommitMarker } from "./commitmarker.js";
 
 export type Durability = "full" | "process";
 
@@ -53,6 +60,12 @@ export interface SqliteStorageOptions extends MemoryStorageOptions {
   groupCommit?: boolean;
   /** Compact the log on disk when the in-memory floor moved this many revisions (default 1000). */
   compactEvery?: number;
+  /**
+   * Start even when the database is behind its commit marker (committed writes are missing) or
+   * the marker is damaged, continuing from what the database holds (default false: refuse with a
+   * DataLossError). See commitmarker.ts.
+   */
+  acceptDataLoss?: boolean;
 }
 
 /** The database file inside a data directory. */
@@ -88,7 +101,7 @@ export class DataDirInUseError extends Error {
 }
 
 export class SqliteStorage implements Storage {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly memory: MemoryStorage;
   private readonly groupCommit: boolean;
   private readonly compactEvery: number;
@@ -102,19 +115,29 @@ export class SqliteStorage implements Storage {
   private dbCompacted: number;
   private closed = false;
   private readonly insertBatch: (rows: readonly Staged[]) => void;
+  /** The record of the last committed revision (commitmarker.ts); set once the lock is held. */
+  private marker: CommitMarker | undefined;
+  /** Why a write's commit marker could not be recorded, if it could not (the write is committed). */
+  markerError: unknown;
+  /** What the server should log after opening (an accepted data loss). */
+  readonly startupWarnings: string[] = [];
   private readonly compactTo: (from: number, to: number) => void;
 
   /** Opens (creating if needed) the store in `dataDir` and loads its state. */
   static open(dataDir: string, opts: SqliteStorageOptions = {}): SqliteStorage {
-    mkdirSync(dataDir, { recursive: true });
-    return new SqliteStorage(join(dataDir, databaseFileName), dataDir, opts);
+    mkdirSync(dataDir, { recursive: true, mode: privateDirMode });
+    const file = join(dataDir, databaseFileName);
+    // Every Secret is in these: 0600 (SQLite gives its -wal and -shm files the database's mode).
+    ensurePrivateFile(file);
+    for (const suffix of ["-wal", "-shm"]) restrictIfExists(file + suffix);
+    return new SqliteStorage(file, dataDir, opts);
   }
 
   private constructor(file: string, dataDir: string, opts: SqliteStorageOptions) {
     this.groupCommit = opts.groupCommit ?? true;
     this.compactEvery = Math.max(1, opts.compactEvery ?? 1000);
     // A short busy timeout: the only contention is another process holding the directory.
-    const db = new Database(file, { timeout: 100 });
+    const db = openSqlite(file, { timeout: 100 });
     this.db = db;
     try {
       db.pragma("journal_mode = WAL");
@@ -141,21 +164,7 @@ export class SqliteStorage implements Storage {
         setMeta.run("compacted", compacted);
       }
       const maxId = (db.prepare("SELECT MAX(id) FROM log").pluck().get() as number | null) ?? 0;
-      const revision = Math.max(compacted, maxId);
-
-      this.memory = new MemoryStorage({ ...opts, initialRevision: compacted });
-      const rows = db.prepare("SELECT id, key, value, deleted FROM log ORDER BY id").raw().iterate() as IterableIterator<
-        [number, string, string | null, number]
-      >;
-      this.memory.restore(compacted, revision, {
-        *[Symbol.iterator]() {
-          for (const [id, key, value, deleted] of rows) {
-            yield { key, rev: id, object: deleted || value === null ? null : deepFreeze(JSON.parse(value) as KubeObject) };
-          }
-        },
-      });
-      this.staged = this.memory.currentRevision();
-      this.dbCompacted = compacted;
+      let revision = Math.max(compacted, maxId);
 
       const insert = db.prepare("INSERT INTO log (id, key, value, prev_revision, deleted) VALUES (?, ?, ?, ?, ?)");
       this.insertBatch = db.transaction((batch: readonly Staged[]) => {
@@ -172,11 +181,44 @@ export class SqliteStorage implements Storage {
         dropDeletions.run(from, to);
         setMeta.run("compacted", to);
       });
+
+      // Committed writes the database no longer holds (commitmarker.ts): refuse, or accept the loss.
+      const marker = CommitMarker.open(dataDir, { sync: opts.durability !== "process" });
+      this.marker = marker;
+      const loss = marker.check(dataDir, revision);
+      if (loss) {
+        if (!opts.acceptDataLoss) throw loss;
+        // Revisions must never be reused: what the database holds becomes the floor's base
+        // versions and the revision continues after the last one committed (watches and
+        // lists from before answer 410, and clients relist).
+        const floor = Math.max(revision, loss.committedRevision ?? revision);
+        this.compactTo(compacted, revision);
+        setMeta.run("compacted", floor);
+        compacted = floor;
+        revision = floor;
+        this.startupWarnings.push(`${loss.message} (accepted: continuing from revision ${revision})`);
+      }
+
+      this.memory = new MemoryStorage({ ...opts, initialRevision: compacted });
+      const rows = db.prepare("SELECT id, key, value, deleted FROM log ORDER BY id").raw().iterate() as IterableIterator<
+        [number, string, string | null, number]
+      >;
+      this.memory.restore(compacted, revision, {
+        *[Symbol.iterator]() {
+          for (const [id, key, value, deleted] of rows) {
+            yield { key, rev: id, object: deleted || value === null ? null : deepFreeze(JSON.parse(value) as KubeObject) };
+          }
+        },
+      });
+      this.staged = this.memory.currentRevision();
+      this.dbCompacted = compacted;
+      marker.record(this.staged);
       // The in-memory window may be narrower than what the disk kept: bring the disk in line.
       this.compactDisk();
     } catch (err) {
       db.close();
-      if (err instanceof Error && (err as { code?: unknown }).code === "SQLITE_BUSY") throw new DataDirInUseError(dataDir);
+      this.marker?.close();
+      if (isBusyError(err)) throw new DataDirInUseError(dataDir);
       throw err;
     }
   }
@@ -305,6 +347,13 @@ export class SqliteStorage implements Storage {
       return;
     }
     this.pending.clear();
+    try {
+      // Before any write of the batch is acknowledged.
+      this.marker?.record(batch[batch.length - 1].rev);
+    } catch (err) {
+      // The batch is committed: it stays acknowledged; a later start sees the database ahead.
+      this.markerError = err;
+    }
     for (const s of batch) {
       try {
         s.resolve(this.memory.applyCommitted(s.key, s.rev, s.object));
@@ -336,6 +385,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     await this.memory.close();
     this.db.close();
+    this.marker?.close();
   }
 
   private assertOpen(): void {

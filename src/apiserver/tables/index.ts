@@ -12,6 +12,16 @@ import { endpointsPrinter, servicePrinter } from "./network.js";
 import { podPrinter } from "./pods.js";
 import type { PartialObjectMetadata, Printer, Table, TableRow, ToTableOptions } from "./types.js";
 import { deploymentPrinter, replicaSetPrinter } from "./workloads.js";
+import { clusterAPIPrinters } from "./clusterapis.js";
+// ---- workload-side resources (issue 14)
+import { controllerRevisionPrinter, daemonSetPrinter, statefulSetPrinter } from "./apps.js";
+import { horizontalPodAutoscalerPrinter } from "./autoscaling.js";
+import { cronJobPrinter, jobPrinter } from "./batch.js";
+import { componentStatusPrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter } from "./corev1.js";
+import { endpointSlicePrinter } from "./discovery.js";
+import { ingressClassPrinter, ingressPrinter, ipAddressPrinter, networkPolicyPrinter, serviceCIDRPrinter } from "./ingress.js";
+import { podDisruptionBudgetPrinter } from "./policy.js";
+import { persistentVolumeClaimPrinter, persistentVolumePrinter } from "./volumes.js";
 
 export type {
   IncludeObject,
@@ -44,6 +54,28 @@ const FACTORIES: Record<string, () => Printer> = {
   "coordination.k8s.io/Lease": leasePrinter,
   "rbac.authorization.k8s.io/RoleBinding": roleBindingTablePrinter,
   "rbac.authorization.k8s.io/ClusterRoleBinding": clusterRoleBindingTablePrinter,
+  // ---- cluster-side API groups (clusterapis.ts) ----
+  ...clusterAPIPrinters,
+  // ---- workload-side resources (issue 14); LimitRanges keep the default table, as upstream.
+  "/ReplicationController": replicationControllerPrinter,
+  "/PodTemplate": podTemplatePrinter,
+  "/ResourceQuota": resourceQuotaPrinter,
+  "/ComponentStatus": componentStatusPrinter,
+  "/PersistentVolume": persistentVolumePrinter,
+  "/PersistentVolumeClaim": persistentVolumeClaimPrinter,
+  "apps/StatefulSet": statefulSetPrinter,
+  "apps/DaemonSet": daemonSetPrinter,
+  "apps/ControllerRevision": controllerRevisionPrinter,
+  "batch/Job": jobPrinter,
+  "batch/CronJob": cronJobPrinter,
+  "autoscaling/HorizontalPodAutoscaler": horizontalPodAutoscalerPrinter,
+  "policy/PodDisruptionBudget": podDisruptionBudgetPrinter,
+  "discovery.k8s.io/EndpointSlice": endpointSlicePrinter,
+  "networking.k8s.io/Ingress": ingressPrinter,
+  "networking.k8s.io/IngressClass": ingressClassPrinter,
+  "networking.k8s.io/NetworkPolicy": networkPolicyPrinter,
+  "networking.k8s.io/IPAddress": ipAddressPrinter,
+  "networking.k8s.io/ServiceCIDR": serviceCIDRPrinter,
 };
 
 const printers = new Map<string, Printer>();
@@ -68,7 +100,7 @@ export function toTable(gk: { group: string; kind: string }, objects: KubeObject
   const printer = printerFor(gk);
   const ctx = { now: opts.now ?? realClock.now(), wide: true };
   const include = opts.includeObject ?? "Metadata";
-  const rows = objects.map((obj): TableRow => {
+  const rows = (printer.order ? printer.order(objects) : objects).map((obj): TableRow => {
     const printed = printer.print(obj, ctx);
     const row: TableRow = { cells: printed.cells };
     if (printed.conditions) row.conditions = printed.conditions.map((c) => ({ ...c }));

@@ -67,4 +67,6 @@ export interface PrintContext {
 export interface Printer {
   columns: TableColumnDefinition[];
   print(obj: KubeObject, ctx: PrintContext): PrintedRow;
+  /** The order rows of a list are printed in, when the kind has one (FlowSchemas: by precedence). */
+  order?(objects: readonly KubeObject[]): KubeObject[];
 }

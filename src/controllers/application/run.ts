@@ -24,17 +24,20 @@ export const DEFAULT_METRICS_BIND_ADDRESS = ":8080";
 export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ":8081";
 
 export interface RunApplicationControllerOptions {
-  /** --kubeconfig: a kubeconfig file; absent: $KUBECONFIG, in-cluster, then ~/.kube/config. */
+  /** --kubeconfig: a kubeconfig file; absent: $KUBECONFIG, in-cluster, then ~/.kube/config (KubeClient.fromConfig). */
   kubeconfig?: string;
+  /** --kube-api-qps / --kube-api-burst (default 20 / 30, as controller-runtime). */
+  kubeApiQps?: number;
+  kubeApiBurst?: number;
   /** --namespace: watch one namespace; "" or absent: all namespaces. */
   namespace?: string;
   /** --workers (default 2). */
   workers?: number;
   /** --leader-elect: run only while holding the Lease `leaderElectionId`. */
   leaderElect?: boolean;
-  /** --leader-election-namespace: default the client's namespace (in-cluster: the pod's). */
+  /** --leader-elect-resource-namespace: default the client's namespace (in-cluster: the pod's). */
   leaderElectionNamespace?: string;
-  /** --leader-election-id (default kubeloop-application-controller). */
+  /** --leader-elect-resource-name (default kubeloop-application-controller). */
   leaderElectionId?: string;
   /** Lease timings (tests shorten them). */
   leaderElection?: Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs" | "releaseOnCancel" | "id">;
@@ -75,7 +78,7 @@ export function createApplicationManager(opts: RunApplicationControllerOptions =
   let owned: KubeClient | undefined;
   let client = opts.client;
   if (!client) {
-    owned = KubeClient.fromEnvironment({ kubeconfigPath: opts.kubeconfig, rest: { clock: opts.clock } });
+    owned = KubeClient.fromConfig({ kubeconfig: opts.kubeconfig, argv: [], rest: { qps: opts.kubeApiQps, burst: opts.kubeApiBurst, clock: opts.clock } });
     client = owned;
   }
   const clientNamespace = owned?.namespace ?? (client instanceof KubeClient ? client.namespace : "default");
@@ -83,7 +86,7 @@ export function createApplicationManager(opts: RunApplicationControllerOptions =
     namespace: opts.namespace ?? "",
     clock: opts.clock,
     transform: dropManagedFields as (o: TypedObject) => TypedObject,
-    onError: (message, err) => logger.warn({ err }, message),
+    logger,
   });
   const manager = new Manager({
     client,

@@ -87,6 +87,9 @@ export const applications = defineResource<Application>({
   namespaced: true,
 });
 
+/** @deprecated the name before descriptors were typed: use `applications`. */
+export const applicationsResource = applications;
+
 export interface ApplicationList {
   apiVersion?: string;
   kind?: string;

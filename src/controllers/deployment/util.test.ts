@@ -196,7 +196,7 @@ describe("replica counts (TestGetReplicaCountForReplicaSets)", () => {
 
 describe("terminatingReplicas (GetTerminatingReplicaCountForReplicaSets, calculateStatus)", () => {
   const withTerminating = (t: number | undefined): ReplicaSet =>
-    withRSStatus({ ...generateRS(generateDeployment("foo")), spec: { replicas: 1, selector: {} } }, { replicas: 1, ...(t === undefined ? {} : { terminatingReplicas: t }) } as ReplicaSet["status"]);
+    withRSStatus({ ...generateRS(generateDeployment("foo")), spec: { replicas: 1, selector: {} } }, { replicas: 1, ...(t === undefined ? {} : { terminatingReplicas: t }) } as NonNullable<ReplicaSet["status"]>);
   it.each([
     ["no ReplicaSets", [], undefined],
     ["no ReplicaSet reports it (the gate off)", [withTerminating(undefined), withTerminating(undefined)], undefined],
