@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const outDir = join(root, "src", "apiserver", "protobuf", "testdata", "k8s-api-1.36");
-const license = join(root, "scripts", "protobuf", "input", "kube-aggregator", "LICENSE");
+const license = join(root, "scripts", "apigen", "input", "kube-aggregator", "LICENSE");
 
 const args = process.argv.slice(2);
 const check = args.includes("--check");

@@ -17,7 +17,7 @@ import { SqliteStorage, type SqliteStorageOptions } from "./storage/sqlite.js";
 import { FieldManager } from "./ssa/fieldmanager.js";
 import { bootstrapCluster } from "./core/bootstrap.js";
 import { SystemControllers } from "./core/controllers.js";
-import { namespaceGuard, namespaceHooks } from "./core/namespaces.js";
+import { namespaceHooks } from "./core/namespaces.js";
 import { podHooks } from "./core/pods.js";
 import { IPAllocator, PortAllocator, recordExistingService, serviceHooks } from "./core/services.js";
 import { defaultMaxBodyBytes, type ProtobufDecoder } from "./server/body.js";
@@ -30,8 +30,13 @@ import { answerProtocolErrorsWithStatus, defaultServingOptions, nodeServerOption
 import { AccessControl, type SecurityOptions } from "./auth/access.js";
 import { CustomResourceController } from "./crd/controller.js";
 import type { CertificateAndKey } from "./auth/x509.js";
-import { ClusterAPIControllers, clusterAPIHooks, withPodPriority } from "./core/clusterapis.js";
+import { ClusterAPIControllers, clusterAPIHooks } from "./core/clusterapis.js";
+import { Admission, type AdmissionPluginRegistration } from "./admission/chain.js";
+import { defaultAdmissionPlugins } from "./admission/defaults.js";
 import type { SignerAuthorizer } from "./registry/certificates.js";
+import { Webhooks } from "./webhook/index.js";
+import { webhookAdmissionRegistrations, type WebhookAdmissionDeps } from "./admission/webhook/index.js";
+import { registryObjectInterfaces, type ObjectInterfaces } from "./admission/objects.js";
 // ---- workload-side resources (issue 14)
 import { BindingStore } from "./core/binding.js";
 import { ComponentStatusStore } from "./core/componentstatuses.js";
@@ -70,6 +75,16 @@ export interface ApiServerConfig {
    * (the cluster CA, whose client certificates the server accepts). Absent: no signing.
    */
   csrSigningCA?: CertificateAndKey;
+  /**
+   * The admission plugins that can run (default: `defaultAdmissionPlugins()`); whatever order
+   * they are given in, they run in kube-apiserver's (admission/chain.ts). `false`: no admission
+   * at all. The webhook and policy plugins are added here.
+   */
+  admissionPlugins?: readonly AdmissionPluginRegistration[] | false;
+  /** Default-off plugins to turn on (--enable-admission-plugins). */
+  enableAdmissionPlugins?: readonly string[];
+  /** Plugins to turn off (--disable-admission-plugins). */
+  disableAdmissionPlugins?: readonly string[];
 }
 
 /** The default service cluster IP range (the IPAllocator's and the `kubernetes` ServiceCIDR's). */
@@ -77,6 +92,16 @@ const defaultServiceCIDR = "10.96.0.0/12";
 
 // Resources whose DELETE answers with the object rather than a Status (upstream ReturnDeletedObject).
 const returnsDeletedObject = new Set(["/pods", "/services", "/serviceaccounts", "/namespaces"]);
+
+/**
+ * The plugins a server runs: the given ones plus MutatingAdmissionWebhook and
+ * ValidatingAdmissionWebhook (default-on in kube-apiserver; turned off with
+ * `disableAdmissionPlugins`), unless the list already names them.
+ */
+function withWebhookPlugins(plugins: readonly AdmissionPluginRegistration[], deps: WebhookAdmissionDeps): AdmissionPluginRegistration[] {
+  const names = new Set(plugins.map((p) => p.name));
+  return [...plugins, ...webhookAdmissionRegistrations(deps).filter((r) => !names.has(r.name))];
+}
 
 export class ApiServer {
   readonly registry = new ResourceRegistry();
@@ -91,6 +116,16 @@ export class ApiServer {
   readonly customResources: CustomResourceController;
   /** Bootstrap objects and upkeep loops of the cluster-side API groups (core/clusterapis.ts). */
   readonly clusterAPIs: ClusterAPIControllers;
+  /** The admission chain every write passes (undefined with `admissionPlugins: false`). */
+  readonly admission: Admission | undefined;
+  /**
+   * The webhook machinery (webhook/): the cache of services, endpoints, namespaces and webhook
+   * configurations, and the HTTPS client; used by CRD conversion webhooks and the admission
+   * webhook plugins (MutatingAdmissionWebhook, ValidatingAdmissionWebhook in the chain).
+   */
+  readonly webhooks: Webhooks;
+  /** Equivalent resources, conversion and defaults of the served kinds, for admission. */
+  readonly objectInterfaces: ObjectInterfaces;
   /** What an operator should hear about at start (a data directory others can read, an accepted data loss); also logged. */
   readonly startupWarnings: string[] = [];
   /** Seats of requests being served (the max-in-flight limit), for metrics. */
@@ -118,14 +153,9 @@ export class ApiServer {
     }
     for (const w of this.startupWarnings) config.logger?.warn({ dataDir: config.dataDir }, w);
     this.ips = new IPAllocator(config.serviceCIDR);
-    const guard = namespaceGuard(this.storage);
-    this.customResources = new CustomResourceController({
-      registry: this.registry,
-      storage: this.storage,
-      clock: this.clock,
-      fieldTracker: this.fieldManager,
-      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
-    });
+    this.webhooks = new Webhooks(this.storage, { clock: this.clock });
+    // Closes over customResources (assigned below): conversion is only called once serving.
+    this.objectInterfaces = registryObjectInterfaces(this.registry, (obj, apiVersion, signal) => this.customResources.convert(obj, apiVersion, signal));
     this.access = config.security
       ? new AccessControl(config.security, {
           storage: this.storage,
@@ -136,6 +166,29 @@ export class ApiServer {
           log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
         })
       : undefined;
+    const access = this.access;
+    this.admission =
+      config.admissionPlugins === false
+        ? undefined
+        : Admission.build(
+            { plugins: withWebhookPlugins(config.admissionPlugins ?? defaultAdmissionPlugins(), { webhooks: this.webhooks, objects: this.objectInterfaces }), enable: config.enableAdmissionPlugins, disable: config.disableAdmissionPlugins },
+            {
+              storage: this.storage,
+              registry: () => this.registry,
+              clock: this.clock,
+              authorize: access ? (attrs) => access.decide(attrs) : undefined,
+              log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+            },
+          );
+    this.customResources = new CustomResourceController({
+      registry: this.registry,
+      storage: this.storage,
+      clock: this.clock,
+      fieldTracker: this.fieldManager,
+      admission: this.admission,
+      webhookClient: this.webhooks.client,
+      log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+    });
     for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
       let strategy = given;
       const n = strategy.names;
@@ -149,7 +202,6 @@ export class ApiServer {
       else if (id === "/persistentvolumes") hooks = persistentVolumeHooks(this.clock);
       // ---- cluster-side API groups (priorityclasses, certificatesigningrequests, apiservices) ----
       hooks ??= clusterAPIHooks(id, { registry: () => this.registry, clock: this.clock, authorize: this.signerAuthorizer() });
-      if (id === "/pods") hooks = withPodPriority(hooks, () => this.registry);
       // serviceaccounts/token is served (by access control) only when there is security.
       if (id === "/serviceaccounts" && this.access) {
         strategy = { ...strategy, subresources: { ...strategy.subresources, extra: [...(strategy.subresources.extra ?? []), "token"] } };
@@ -160,7 +212,7 @@ export class ApiServer {
         storage: this.storage,
         clock: this.clock,
         hooks,
-        namespaceGuard: n.namespaced ? guard : undefined,
+        admission: this.admission,
         returnDeletedObject: returnsDeletedObject.has(id),
         fieldTracker: this.fieldManager,
         log: (msg: string, err: unknown) => config.logger?.warn({ err: err instanceof Error ? (err.stack ?? err.message) : String(err) }, msg),
@@ -268,16 +320,20 @@ export class ApiServer {
       { serviceIP: this.ips.first(), port: addr.port, serviceCIDR: this.config.serviceCIDR ?? defaultServiceCIDR },
     );
     await this.access?.start();
+    await this.admission?.start();
     await this.controllers.start();
     await this.clusterAPIs.start();
+    await this.webhooks.start();
     await this.customResources.start();
     return `${tls ? "https" : "http"}://${this.address}`;
   }
 
   async stop(): Promise<void> {
     await this.customResources.stop();
+    await this.webhooks.stop();
     await this.clusterAPIs.stop();
     await this.controllers.stop();
+    await this.admission?.stop();
     await this.access?.stop();
     await this.storage.close();
     const server = this.http;

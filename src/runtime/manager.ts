@@ -302,6 +302,16 @@ export class Manager implements BuilderHost {
     else if (this.leaderSignal && !this.leaderSignal.aborted) this.startEntry(entry, this.leaderSignal);
   }
 
+  /**
+   * Adds the webhook server: it runs whether or not this process leads (webhooks must answer on
+   * every replica, as controller-runtime's), starts and stops with the manager, and is a
+   * readiness check ("webhook") until it listens.
+   */
+  addWebhookServer(server: Runnable & { startedChecker(): HealthCheck }): void {
+    this.add(server, { needLeaderElection: false });
+    this.addReadyzCheck("webhook", server.startedChecker());
+  }
+
   /** Adds a check served under /healthz (and /healthz/<name>). */
   addHealthzCheck(name: string, check: HealthCheck): void {
     this.healthzChecks.set(name, check);

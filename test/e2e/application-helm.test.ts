@@ -29,8 +29,8 @@ function byKey(objs: Obj[]): Map<string, Obj> {
   return new Map(objs.map((o) => [`${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]));
 }
 
-function helmTemplate(args: string[]): string {
-  const r = spawnSync(ensureBinary("helm"), ["template", "kubeloop-application", chart, "--namespace", "kubeloop-system", ...args], {
+function helmTemplate(args: string[], release = "kubeloop-application", namespace = "kubeloop-system"): string {
+  const r = spawnSync(ensureBinary("helm"), ["template", release, chart, "--namespace", namespace, ...args], {
     encoding: "utf8",
     env: { ...process.env, HELM_CACHE_HOME: `${root}.cache/helm`, HELM_CONFIG_HOME: `${root}.cache/helm`, HELM_DATA_HOME: `${root}.cache/helm` },
   });
@@ -84,14 +84,22 @@ describe("Helm chart", () => {
   it("renders no Namespace, and prefixes cluster-scoped names with the release name", () => {
     const out = docs(helmTemplate([])).filter((o) => o.kind !== "CustomResourceDefinition");
     expect(out.some((o) => o.kind === "Namespace")).toBe(false);
-    const other = docs(
-      spawnSync(ensureBinary("helm"), ["template", "second", chart, "--namespace", "team-b"], { encoding: "utf8", env: { ...process.env, HELM_CACHE_HOME: `${root}.cache/helm`, HELM_CONFIG_HOME: `${root}.cache/helm`, HELM_DATA_HOME: `${root}.cache/helm` } }).stdout,
-    );
+    const other = docs(helmTemplate([], "second", "team-b"));
     const clusterScoped = (objs: Obj[]) => objs.filter((o) => o.kind === "ClusterRole" || o.kind === "ClusterRoleBinding").map((o) => o.metadata.name);
     expect(clusterScoped(out)).toEqual(["kubeloop-application", "kubeloop-application"]);
     expect(clusterScoped(other)).toEqual(["second-kubeloop-application", "second-kubeloop-application"]);
     const binding = other.find((o) => o.kind === "ClusterRoleBinding") as unknown as { roleRef: { name: string }; subjects: Array<{ name: string; namespace: string }> };
     expect(binding.roleRef.name).toBe("second-kubeloop-application");
     expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "second-kubeloop-application", namespace: "team-b" }]);
+  });
+
+  it("selects only its own release's pods: two releases in one namespace do not share a selector", () => {
+    const selectorOf = (release: string) => {
+      const dep = docs(helmTemplate([], release, "team-a")).find((o) => o.kind === "Deployment") as unknown as { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } } } };
+      for (const [k, v] of Object.entries(dep.spec.selector.matchLabels)) expect(dep.spec.template.metadata.labels[k], k).toBe(v);
+      return dep.spec.selector.matchLabels;
+    };
+    expect(selectorOf("one")["app.kubernetes.io/instance"]).toBe("one");
+    expect(selectorOf("two")["app.kubernetes.io/instance"]).toBe("two");
   });
 });

@@ -12,7 +12,7 @@
  * One file, so the fixed ports of the manifests (:8080, :8081) are used by one process at a time.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
@@ -51,11 +51,21 @@ afterAll(async () => {
   await cp?.stop();
 });
 
+/** The manifests under `dir`, not counting kustomize overlays below it (see `overlays`). */
 function yamlFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
-    if (e.isDirectory()) return p === "deploy/helm" ? [] : yamlFiles(p);
+    if (e.isDirectory()) return p === "deploy/helm" || existsSync(join(root, p, "kustomization.yaml")) ? [] : yamlFiles(p);
     return e.name.endsWith(".yaml") ? [p] : [];
+  });
+}
+
+/** The directories below `dir` holding a kustomization.yaml (applied with -k, not file by file). */
+function overlays(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    if (!e.isDirectory()) return [];
+    const p = join(dir, e.name);
+    return existsSync(join(root, p, "kustomization.yaml")) ? [p] : overlays(p);
   });
 }
 
@@ -131,6 +141,15 @@ describe("the manifests of deploy/ and examples/", () => {
       const r = await kubectl.run(["apply", "-f", join(root, f)]);
       expect(r.stderr, f).toBe("");
       expect(r.code, f).toBe(0);
+    }
+    // Overlays (examples/application-webhook/deploy) build and are accepted by the server; a dry
+    // run, so that deploy/'s Deployment stays as deploy/ has it for the tests below.
+    const dirs = overlays("examples");
+    expect(dirs).toContain("examples/application-webhook/deploy");
+    for (const d of dirs) {
+      const r = await kubectl.run(["apply", "--dry-run=server", "-k", join(root, d)]);
+      expect(r.stderr, d).toBe("");
+      expect(r.code, d).toBe(0);
     }
     // docs/tutorial.md §8: the sample controller, through the one config entry point.
     const client = KubeClient.fromConfig({ kubeconfig: cp.api.kubeconfigPath });

@@ -1,5 +1,5 @@
 export { PatchError, isPatchError, type PatchErrorCode, type PatchErrorSource } from "./errors.js";
-export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS, type JsonPatchOperation, type JsonPatchOptions } from "./jsonpatch.js";
+export { applyJsonPatch, createJsonPatch, MAX_JSON_PATCH_OPERATIONS, type JsonPatchOperation, type JsonPatchOptions } from "./jsonpatch.js";
 export { applyMergePatch, createMergePatch } from "./mergepatch.js";
 export { applyStrategicMergePatch, createTwoWayMergePatch, type PatchMeta } from "./strategicpatch.js";
 export {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PatchError } from "./errors.js";
-import { applyJsonPatch } from "./jsonpatch.js";
+import { applyJsonPatch, createJsonPatch } from "./jsonpatch.js";
 
 // RFC 6902 appendix A (success cases).
 const rfcExamples: [string, unknown, unknown[], unknown][] = [
@@ -148,4 +148,21 @@ describe("applyJsonPatch purity", () => {
     expect(() => applyJsonPatch(doc, [{ op: "add", path: "/b", value: 2 }, { op: "test", path: "/a", value: 5 }])).toThrow(PatchError);
     expect(doc).toEqual({ a: 1 });
   });
+});
+
+describe("createJsonPatch", () => {
+  const cases: { name: string; a: unknown; b: unknown }[] = [
+    { name: "nothing changed", a: { x: 1 }, b: { x: 1 } },
+    { name: "added, replaced, removed fields", a: { x: 1, y: { z: "a" }, gone: true }, b: { x: 2, y: { z: "a", w: [1] }, added: null } },
+    { name: "arrays grow and shrink", a: { l: [1, 2, 3], m: ["a"] }, b: { l: [1, 3], m: ["a", "b", "c"] } },
+    { name: "keys that need escaping", a: { "a/b": 1, "c~d": 2 }, b: { "a/b": 2 } },
+    { name: "a type change", a: { v: { o: 1 } }, b: { v: [1] } },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: applying the patch gives the modified document`, () => {
+      const ops = createJsonPatch(c.a, c.b);
+      expect(applyJsonPatch(c.a, ops)).toEqual(c.b);
+      if (JSON.stringify(c.a) === JSON.stringify(c.b)) expect(ops).toEqual([]);
+    });
+  }
 });

@@ -12,6 +12,10 @@
  * - an operation that is malformed or does not apply, including a failed `test` → 422.
  * Messages follow evanphx/json-patch (the library kube-apiserver uses) where the failure has a
  * counterpart there, and name the operation index and path.
+ *
+ * `createJsonPatch` is the other direction (gomodules.xyz/jsonpatch CreatePatch, what
+ * controller-runtime's defaulting webhooks answer with): the operations that turn one JSON
+ * document into another.
  */
 import jsonpatch from "fast-json-patch";
 import type { Operation } from "fast-json-patch";
@@ -82,6 +86,13 @@ export function applyJsonPatch(doc: unknown, ops: unknown, options: JsonPatchOpt
     }
   }
   return document;
+}
+
+/** The JSON Patch from `original` to `modified` (both JSON values; neither is changed). */
+export function createJsonPatch(original: unknown, modified: unknown): JsonPatchOperation[] {
+  const a = JSON.parse(JSON.stringify(original ?? null)) as object;
+  const b = JSON.parse(JSON.stringify(modified ?? null)) as object;
+  return jsonpatch.compare(a, b);
 }
 
 /**

@@ -41,6 +41,20 @@ export interface AdmissionAttributes {
   readonly warnings: string[];
   /** Audit annotations added by plugins ("<plugin>/<key>" → value). */
   readonly auditAnnotations: Map<string, string>;
+  /**
+   * The reinvocation state of this request's mutating pass (upstream ReinvocationContext):
+   * a plugin that supports reinvocation (MutatingAdmissionPolicy, MutatingAdmissionWebhook)
+   * sets `shouldReinvoke` when it changed the object, and the chain then runs every mutating
+   * plugin once more with `isReinvoke` true; plugins keep their own state between the passes
+   * in `values` under their name. Absent outside the mutating pass.
+   */
+  readonly reinvocation?: ReinvocationContext;
+}
+
+export interface ReinvocationContext {
+  isReinvoke: boolean;
+  shouldReinvoke: boolean;
+  readonly values: Map<string, unknown>;
 }
 
 /** What every plugin has: a name (as upstream names it) and which operations it handles. */

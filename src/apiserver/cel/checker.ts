@@ -33,6 +33,8 @@ export interface CheckerEnv {
   readonly homogeneousLiterals: boolean;
   /** Type every literal and variable as dyn, deferring all type errors to runtime (disable_check). */
   readonly dynamic?: boolean;
+  /** The type of a message construction `Name{...}` (MutatingAdmissionPolicy's Object{...}); undefined: unknown type. */
+  structType?(name: string): CelType | undefined;
 }
 
 export interface CheckedAst {
@@ -198,10 +200,13 @@ export class Checker {
         return this.visitList(e);
       case "map":
         return this.visitMap(e);
-      case "struct":
+      case "struct": {
         for (const f of e.fields) this.visit(f.value);
+        const st = this.env.structType?.(e.typeName.startsWith(".") ? e.typeName.slice(1) : e.typeName);
+        if (st) return this.set(e, st);
         this.error(e, `undeclared reference to '${e.typeName}' (in container '')`);
         return this.set(e, T.error);
+      }
       case "comprehension":
         return this.visitComprehension(e);
     }

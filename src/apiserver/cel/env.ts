@@ -32,6 +32,11 @@ export interface EnvOptions {
   twoVarComprehensions?: boolean;
   /** Reject constant arguments that cannot be valid (cel.ValidateDurationLiterals etc.). */
   validateLiterals?: boolean;
+  /**
+   * Message types that `Name{field: value}` may construct, as a name → type lookup (undefined:
+   * not a type); values are StructValues (MutatingAdmissionPolicy's Object{...}, JSONPatch{...}).
+   */
+  structTypes?: (name: string) => CelType | undefined;
 }
 
 export interface CompiledExpr extends CheckedAst {
@@ -122,6 +127,7 @@ export class Env {
       typeName: (n) => lib.typeNames.get(n),
       homogeneousLiterals: this.options.homogeneousLiterals === true && opts.dynamic !== true,
       dynamic: opts.dynamic,
+      structType: this.options.structTypes,
     });
     const checked = checker.check(expr);
     const issues: Issue[] = [...checker.issues];

@@ -22,6 +22,7 @@ import {
   costLimitExceeded,
   LiteralMap,
   noSuchOverload,
+  StructValue,
   typeNameOf,
   type Val,
 } from "./values.js";
@@ -134,10 +135,25 @@ export class Planner {
         return this.planList(e);
       case "map":
         return this.planMap(e);
-      case "struct":
-        return () => {
-          throw new CelError(`unknown type: ${e.typeName}`);
+      case "struct": {
+        // The checker only lets declared message types through (EnvOptions.structTypes).
+        const typeName = e.typeName.startsWith(".") ? e.typeName.slice(1) : e.typeName;
+        const fields = e.fields.map((f) => ({ name: f.name, optional: f.optional, value: this.plan(f.value) }));
+        return (a) => {
+          const out = new Map<string, Val>();
+          for (const f of fields) {
+            let v = f.value(a);
+            if (f.optional) {
+              if (!(v instanceof CelOptional)) throw noSuchOverload();
+              if (!v.hasValue()) continue;
+              v = v.value!;
+            }
+            out.set(f.name, v);
+          }
+          a.charge(40);
+          return new StructValue(typeName, out);
         };
+      }
       case "comprehension":
         return this.planComprehension(e);
     }

@@ -120,6 +120,29 @@ export abstract class CelObject {
 /** A value of a Kubernetes extension type (URL, Quantity, IP, CIDR, Semver, NamedFormat). */
 export abstract class ExtensionValue extends CelObject {}
 
+/** A constructed message (`Name{field: value}`): its type name and the fields set. */
+export class StructValue extends CelObject {
+  readonly celType: CelType;
+  constructor(
+    readonly typeName: string,
+    readonly fields: ReadonlyMap<string, Val>,
+  ) {
+    super();
+    this.celType = { kind: "object", name: typeName };
+  }
+  override getField(name: string): Val | undefined {
+    return this.fields.get(name);
+  }
+  equals(other: CelObject): boolean {
+    if (!(other instanceof StructValue) || other.typeName !== this.typeName || other.fields.size !== this.fields.size) return false;
+    for (const [k, v] of this.fields) {
+      const o = other.fields.get(k);
+      if (o === undefined || !celEquals(v, o)) return false;
+    }
+    return true;
+  }
+}
+
 /** Map keys: int and uint share the bigint space (heterogeneous equality), strings, bools. */
 export type MapKey = bigint | string | boolean;
 

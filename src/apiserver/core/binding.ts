@@ -13,7 +13,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
 import type { WriteContext } from "../rest/context.js";
-import { ResourceStore, type ResourceStoreDeps } from "../rest/store.js";
+import { ResourceStore, type AdmissionView, type ResourceStoreDeps } from "../rest/store.js";
 
 interface BindingShape {
   metadata?: { name?: string; annotations?: Record<string, string> };
@@ -62,6 +62,11 @@ export function assignPod(body: KubeObject, podName: string, node: string, clock
   };
 }
 
+/** How admission sees an assignment: a CREATE of the v1 Binding `body` (pods/binding). */
+export function bindingAdmission(body: KubeObject): AdmissionView {
+  return { subresource: "binding", operation: "CREATE", kind: { group: "", version: "v1", kind: "Binding" }, object: () => body, oldObject: () => undefined };
+}
+
 export const bindingSuccess: Status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 };
 
 /**
@@ -84,7 +89,7 @@ export class BindingStore extends ResourceStore {
     const name = typeof body.metadata?.name === "string" ? body.metadata.name : "";
     if (name === "") throw StatusError.invalid({ group: "", kind: "Binding" }, "", [fieldErrors.required("metadata.name", "name or generateName is required")]);
     const node = bindingTarget(body, name);
-    await pods.update(namespace, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body, name, node, this.clock) });
+    await pods.update(namespace, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body, name, node, this.clock), admission: bindingAdmission(body) });
     return bindingSuccess as KubeObject;
   }
 }

@@ -12,7 +12,7 @@ import type { Clock } from "../../apimachinery/clock.js";
 import type { CertificateAndKey } from "../auth/x509.js";
 import { apiServiceHooks } from "../registry/apiservices.js";
 import { certificateSigningRequestHooks, type SignerAuthorizer } from "../registry/certificates.js";
-import { admitPodPriority, ensurePriorityClasses, priorityClassHooks } from "../registry/priorityclasses.js";
+import { ensurePriorityClasses, priorityClassHooks } from "../registry/priorityclasses.js";
 import type { ResourceHooks } from "../rest/context.js";
 import { resourcePrefix } from "../rest/keys.js";
 import type { ResourceRegistry } from "../server/resources.js";
@@ -36,7 +36,7 @@ export interface ClusterAPIDeps {
 export function clusterAPIHooks(id: string, deps: { registry: () => ResourceRegistry; clock: Clock; authorize?: SignerAuthorizer }): ResourceHooks | undefined {
   switch (id) {
     case "scheduling.k8s.io/priorityclasses":
-      return priorityClassHooks(() => deps.registry().byGroupResource("scheduling.k8s.io", "priorityclasses"));
+      return priorityClassHooks();
     case "certificates.k8s.io/certificatesigningrequests":
       return certificateSigningRequestHooks({ clock: deps.clock, authorize: deps.authorize });
     case "apiregistration.k8s.io/apiservices":
@@ -44,25 +44,6 @@ export function clusterAPIHooks(id: string, deps: { registry: () => ResourceRegi
     default:
       return undefined;
   }
-}
-
-/**
- * `hooks` of the pods resource with the Priority admission plugin's pod rule added: priority and
- * preemptionPolicy from the PriorityClass on create, kept on updates of the main resource.
- */
-export function withPodPriority(hooks: ResourceHooks | undefined, registry: () => ResourceRegistry): ResourceHooks {
-  const classes = () => registry().byGroupResource("scheduling.k8s.io", "priorityclasses");
-  return {
-    ...hooks,
-    async beforeCreate(obj, ctx) {
-      await admitPodPriority(obj, undefined, classes());
-      return hooks?.beforeCreate?.(obj, ctx);
-    },
-    async beforeUpdate(obj, old, ctx) {
-      if (ctx.subresource === undefined) await admitPodPriority(obj, old, classes());
-      return hooks?.beforeUpdate?.(obj, old, ctx);
-    },
-  };
 }
 
 type Loop = "apiservices" | "flowcontrol" | "csr";

@@ -33,7 +33,7 @@ import { defaultWriteContext, type WriteContext } from "../rest/context.js";
 import { formatTime } from "../rest/metadata.js";
 import { parseDeleteOptions, type DeleteOptions } from "../rest/options.js";
 import type { ResourceStore } from "../rest/store.js";
-import { asRecord, listOf, stringOf } from "../registry/shape.js";
+import { rec, list, str } from "../registry/shape.js";
 
 /** At most this many evictions may await the disruption controller (MaxDisruptedPodSize). */
 export const maxDisruptedPodSize = 2000;
@@ -104,7 +104,7 @@ function shouldEnforceResourceVersion(pod: PodShape): boolean {
 
 /** podutil.IsPodReady: the Ready condition is True. */
 export function isPodReady(pod: PodShape): boolean {
-  return listOf<Record<string, unknown>>(pod.status?.conditions).some((c) => c.type === "Ready" && c.status === "True");
+  return list<Record<string, unknown>>(pod.status?.conditions).some((c) => c.type === "Ready" && c.status === "True");
 }
 
 function rvUnset(o: DeleteOptions): boolean {
@@ -120,9 +120,9 @@ function withResourceVersion(o: DeleteOptions, rv: string | undefined): DeleteOp
  * may name it only if they agree.
  */
 export function evictionDeleteOptions(eviction: KubeObject, requestDryRun: boolean): DeleteOptions {
-  const raw = asRecord((eviction as { deleteOptions?: unknown }).deleteOptions);
+  const raw = rec((eviction as { deleteOptions?: unknown }).deleteOptions);
   if (!raw) return { dryRun: requestDryRun };
-  const bodyDryRun = listOf(raw.dryRun);
+  const bodyDryRun = list(raw.dryRun);
   const opts = parseDeleteOptions(new URLSearchParams(), raw);
   if (bodyDryRun.length === 0) return { ...opts, dryRun: requestDryRun };
   if (requestDryRun && !opts.dryRun) {
@@ -159,7 +159,7 @@ function updateDisruptionAllowedCondition(status: NonNullable<PDBShape["status"]
     reason: allowed ? "SufficientPods" : "InsufficientPods",
     observedGeneration: num(status.observedGeneration),
   };
-  const conditions = listOf<Record<string, unknown>>(status.conditions).map((c) => ({ ...c }));
+  const conditions = list<Record<string, unknown>>(status.conditions).map((c) => ({ ...c }));
   const existing = conditions.find((c) => c.type === want.type);
   if (!existing) {
     conditions.push({ ...want, message: "", lastTransitionTime: now });
@@ -186,7 +186,7 @@ async function checkAndDecrement(deps: EvictionDeps, namespace: string, podName:
     if (num(status.observedGeneration) < num(p.metadata?.generation)) throw stillProcessing(name);
     const allowed = num(status.disruptionsAllowed);
     if (allowed < 0) throw StatusError.forbidden(pdbResource, name, "pdb disruptions allowed is negative");
-    if (Object.keys(asRecord(status.disruptedPods) ?? {}).length > maxDisruptedPodSize) {
+    if (Object.keys(rec(status.disruptedPods) ?? {}).length > maxDisruptedPodSize) {
       throw StatusError.forbidden(pdbResource, name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller");
     }
     if (allowed === 0) {
@@ -211,7 +211,7 @@ async function checkAndDecrement(deps: EvictionDeps, namespace: string, podName:
           const st = (next.status = { ...(next.status ?? {}) });
           st.disruptionsAllowed = allowed - 1;
           if (st.disruptionsAllowed === 0) updateDisruptionAllowedCondition(st, now);
-          st.disruptedPods = { ...(asRecord(st.disruptedPods) as Record<string, string> | undefined), [podName]: now };
+          st.disruptedPods = { ...(rec(st.disruptedPods) as Record<string, string> | undefined), [podName]: now };
           return next;
         },
         systemContext(),
@@ -266,7 +266,7 @@ async function addConditionAndDeletePod(deps: EvictionDeps, namespace: string, n
           );
         }
         const status = (pod.status = { ...(pod.status ?? {}) });
-        const conditions = listOf<Record<string, unknown>>(status.conditions).map((c) => ({ ...c }));
+        const conditions = list<Record<string, unknown>>(status.conditions).map((c) => ({ ...c }));
         const want = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting" };
         const existing = conditions.find((c) => c.type === want.type);
         if (!existing) conditions.push({ ...want, lastProbeTime: null, lastTransitionTime: now });
@@ -291,7 +291,7 @@ async function addConditionAndDeletePod(deps: EvictionDeps, namespace: string, n
  * 500 Status of a pod with several budgets), throws StatusError otherwise.
  */
 export async function evictPod(deps: EvictionDeps, namespace: string, name: string, eviction: KubeObject, ctx: WriteContext): Promise<Status> {
-  if (stringOf(eviction.metadata?.name) !== name) throw StatusError.badRequest("name in URL does not match name in Eviction object");
+  if (str(eviction.metadata?.name) !== name) throw StatusError.badRequest("name in URL does not match name in Eviction object");
   const original = evictionDeleteOptions(eviction, ctx.dryRun);
 
   // Pods that can go without a budget check, retried on conflicts unless the client set a resourceVersion.

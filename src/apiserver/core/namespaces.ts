@@ -1,18 +1,15 @@
 /**
- * Namespace lifecycle in the server: creation in a missing namespace is 404, in a terminating
- * one 403 (NamespaceLifecycle admission); DELETE of a namespace with spec.finalizers moves it
- * to phase Terminating (deletionTimestamp set) instead of removing it; the finalize
- * subresource edits spec.finalizers only, and the namespace disappears once both
- * spec.finalizers and metadata.finalizers are empty. default, kube-system and kube-public
- * cannot be deleted.
+ * Namespace lifecycle in the server: DELETE of a namespace with spec.finalizers moves it to
+ * phase Terminating (deletionTimestamp set) instead of removing it; the finalize subresource
+ * edits spec.finalizers only, and the namespace disappears once both spec.finalizers and
+ * metadata.finalizers are empty. What may be created in a namespace, and that default,
+ * kube-system and kube-public cannot be deleted, is NamespaceLifecycle admission's
+ * (admission/plugins/namespacelifecycle.ts).
  */
-import { StatusError } from "../../apimachinery/errors.js";
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { GroupResource } from "../../apimachinery/gvk.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { ResourceHooks } from "../rest/context.js";
-import { objectKey } from "../rest/keys.js";
-import type { Storage } from "../storage/interface.js";
 
 export const protectedNamespaces = new Set(["default", "kube-system", "kube-public"]);
 export const namespacesGR: GroupResource = { group: "", resource: "namespaces" };
@@ -34,29 +31,8 @@ export function isTerminating(ns: KubeObject): boolean {
   return !!ns.metadata?.deletionTimestamp || (typeof status === "object" && status !== null && (status as { phase?: unknown }).phase === "Terminating");
 }
 
-/** The NamespaceLifecycle admission check for creating `name` of `gr` in `namespace`. */
-export function namespaceGuard(storage: Storage): (namespace: string, gr: GroupResource, name: string) => Promise<void> {
-  return async (namespace, gr, name) => {
-    if (namespace === "") return;
-    const ns = await storage.get(objectKey("", "namespaces", undefined, namespace));
-    if (!ns) throw StatusError.notFound(namespacesGR, namespace);
-    if (isTerminating(ns.object)) {
-      const err = StatusError.forbidden(gr, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
-      err.status.details = {
-        ...err.status.details,
-        causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }],
-      };
-      throw err;
-    }
-  };
-}
-
 export function namespaceHooks(): ResourceHooks {
   return {
-    validateDelete(obj) {
-      const name = obj.metadata?.name ?? "";
-      if (protectedNamespaces.has(name)) throw StatusError.forbidden(namespacesGR, name, "this namespace may not be deleted");
-    },
     prepareDelete(obj) {
       if (specFinalizers(obj).length === 0) return undefined;
       const o = obj as NamespaceShape;

@@ -1,22 +1,15 @@
 /**
  * Pod-specific server behaviour: graceful deletion (a pod bound to a node gets a
  * deletionTimestamp in the future and stays until the kubelet removes it; an unscheduled or
- * finished pod is deleted at once) and the admission defaults every pod gets
- * (ServiceAccount: serviceAccountName "default"; DefaultTolerationSeconds: not-ready and
- * unreachable NoExecute tolerations of 300 s).
+ * finished pod is deleted at once). What every pod gets at admission (service account,
+ * tolerations, priority) is the admission chain's (admission/plugins/).
  */
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { ResourceHooks } from "../rest/context.js";
 import type { DeleteOptions } from "../rest/options.js";
 
-interface Toleration {
-  key?: string;
-  operator?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 interface PodShape {
-  spec?: { nodeName?: string; terminationGracePeriodSeconds?: number; serviceAccountName?: string; serviceAccount?: string; tolerations?: Toleration[] };
+  spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };
   status?: { phase?: string };
 }
 
@@ -29,27 +22,8 @@ export function podGracePeriod(obj: KubeObject, options: DeleteOptions): number 
   return Math.max(0, grace);
 }
 
-const defaultTolerations: Toleration[] = [
-  { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-  { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-];
-
-export function admitPod(obj: KubeObject): void {
-  const spec = ((obj as PodShape).spec ??= {});
-  if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || "default";
-  if (!spec.serviceAccount) spec.serviceAccount = spec.serviceAccountName;
-  const tolerations = (spec.tolerations ??= []);
-  for (const d of defaultTolerations) {
-    const covered = tolerations.some((t) => (t.key === d.key || (t.key === undefined && t.operator === "Exists")) && (t.effect === undefined || t.effect === "" || t.effect === d.effect));
-    if (!covered) tolerations.push({ ...d });
-  }
-}
-
 export function podHooks(): ResourceHooks {
   return {
-    beforeCreate(obj) {
-      admitPod(obj);
-    },
     gracePeriodSeconds: podGracePeriod,
   };
 }

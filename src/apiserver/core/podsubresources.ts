@@ -23,7 +23,7 @@ import { validateObjectMetaUpdate } from "../registry/meta.js";
 import { child, index } from "../registry/path.js";
 import { defaultContainer } from "../registry/poddefaults.js";
 import { computePodQOS, validateDNS1123Label, validatePodSpec } from "../registry/podvalidation.js";
-import { asRecord, listOf, stringOf } from "../registry/shape.js";
+import { rec, list, str } from "../registry/shape.js";
 
 const mirrorPodAnnotation = "kubernetes.io/config.mirror";
 
@@ -31,7 +31,7 @@ const mirrorPodAnnotation = "kubernetes.io/config.mirror";
 function keptPod(submitted: KubeObject, old: KubeObject): KubeObject & Pod {
   const pod = structuredClone(old) as KubeObject & Pod;
   const meta = (pod.metadata ??= {}) as Record<string, unknown>;
-  const sm = asRecord(submitted.metadata) ?? {};
+  const sm = rec(submitted.metadata) ?? {};
   for (const k of ["name", "namespace", "resourceVersion", "uid"]) {
     if (sm[k] !== undefined) meta[k] = sm[k];
     else delete meta[k];
@@ -68,13 +68,13 @@ function validateEphemeralContainers(pod: Pod, added: ReadonlySet<string>): Fiel
   const errs: FieldError[] = [];
   const spec = pod.spec;
   const others = new Set<string>();
-  for (const c of [...listOf<Container>(spec?.containers), ...listOf<Container>(spec?.initContainers)]) {
+  for (const c of [...list<Container>(spec?.containers), ...list<Container>(spec?.initContainers)]) {
     if (typeof c?.name === "string") others.add(c.name);
   }
   const seen = new Set<string>();
-  listOf<EphemeralContainer>(spec?.ephemeralContainers).forEach((ec, i) => {
+  list<EphemeralContainer>(spec?.ephemeralContainers).forEach((ec, i) => {
     const p = index("spec.ephemeralContainers", i);
-    const name = stringOf(ec?.name) ?? "";
+    const name = str(ec?.name) ?? "";
     if (name === "") errs.push(fieldErrors.required(child(p, "name"), ""));
     else {
       errs.push(...validateDNS1123Label(name, child(p, "name")));
@@ -82,14 +82,14 @@ function validateEphemeralContainers(pod: Pod, added: ReadonlySet<string>): Fiel
       seen.add(name);
     }
     if (!added.has(name)) return;
-    if (!stringOf(ec.image)) errs.push(fieldErrors.required(child(p, "image"), ""));
+    if (!str(ec.image)) errs.push(fieldErrors.required(child(p, "image"), ""));
     const rec = ec as unknown as Record<string, unknown>;
     for (const [key, label] of forbiddenEphemeralFields) {
       const v = rec[key];
       const set = v !== undefined && v !== null && !(typeof v === "object" && Object.keys(v).length === 0);
       if (set) errs.push(fieldErrors.forbidden(child(p, label), "cannot be set for an Ephemeral Container"));
     }
-    const target = stringOf(ec.targetContainerName);
+    const target = str(ec.targetContainerName);
     if (target && !others.has(target)) errs.push(fieldErrors.notFound(child(p, "targetContainerName"), target));
   });
   return errs;
@@ -100,8 +100,8 @@ export function prepareEphemeralContainersUpdate(obj: KubeObject, old: KubeObjec
   const submitted = obj as KubeObject & Pod;
   const oldPod = old as KubeObject & Pod;
   const pod = keptPod(obj, old);
-  const newEphemeral = listOf<EphemeralContainer>(submitted.spec?.ephemeralContainers).map((c) => structuredClone(c));
-  for (const c of newEphemeral) if (asRecord(c)) defaultContainer(c as Container);
+  const newEphemeral = list<EphemeralContainer>(submitted.spec?.ephemeralContainers).map((c) => structuredClone(c));
+  for (const c of newEphemeral) if (rec(c)) defaultContainer(c as Container);
   const spec = (pod.spec ??= { containers: [] });
   if (newEphemeral.length > 0) spec.ephemeralContainers = newEphemeral;
   else delete spec.ephemeralContainers;
@@ -113,7 +113,7 @@ export function prepareEphemeralContainersUpdate(obj: KubeObject, old: KubeObjec
   }
   const oldNames = new Set<string>();
   const byName = new Map(newEphemeral.map((c) => [c.name, c]));
-  for (const prev of listOf<EphemeralContainer>(oldPod.spec?.ephemeralContainers)) {
+  for (const prev of list<EphemeralContainer>(oldPod.spec?.ephemeralContainers)) {
     oldNames.add(prev.name);
     const now = byName.get(prev.name);
     if (!now) errs.push(fieldErrors.forbidden("spec.ephemeralContainers", `existing ephemeral containers "${prev.name}" may not be removed\n`));
@@ -157,11 +157,11 @@ export function preparePodResize(obj: KubeObject, old: KubeObject): FieldError[]
   const take = (mine: Container[] | undefined, theirs: unknown, onlyRestartable: boolean) => {
     const byName = new Map<string, number>();
     (mine ?? []).forEach((c, i) => byName.set(c.name, i));
-    for (const c of listOf<Container>(theirs)) {
-      const i = byName.get(stringOf(c?.name) ?? "");
+    for (const c of list<Container>(theirs)) {
+      const i = byName.get(str(c?.name) ?? "");
       if (i === undefined || !mine) continue;
       if (onlyRestartable && !isRestartableInit(mine[i])) continue;
-      mine[i].resources = structuredClone(asRecord(c.resources) ?? {});
+      mine[i].resources = structuredClone(rec(c.resources) ?? {});
       if (c.resizePolicy !== undefined) mine[i].resizePolicy = structuredClone(c.resizePolicy);
       else delete mine[i].resizePolicy;
     }

@@ -27,7 +27,7 @@ import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { namespaceGuard } from "../core/namespaces.js";
+import type { Admission } from "../admission/chain.js";
 import { defaultWriteContext, type FieldTracker, type ResourceHooks, type WriteContext } from "../rest/context.js";
 import { resourcePrefix } from "../rest/keys.js";
 import { formatTime } from "../rest/metadata.js";
@@ -39,6 +39,9 @@ import type { GroupVersionKind } from "../ssa/fieldmanager.js";
 import type { TypeNode } from "../ssa/schema.js";
 import type { Printer } from "../tables/types.js";
 import { VersionCodec, VersionedStorage } from "./codec.js";
+import { webhookConversionOf, WebhookConverter } from "./conversion.js";
+import type { WebhookClient } from "../webhook/client.js";
+import { gvkOf } from "../../apimachinery/gvk.js";
 import { customResourceStrategy, resolveVersions, type CustomResourceVersion, type PrunedFields, type WarningSinks } from "./crstrategy.js";
 import { customResourceType } from "./fieldtypes.js";
 import { customResourcePrinter, printTable } from "./printer.js";
@@ -74,6 +77,10 @@ export interface CustomResourceControllerDeps {
    * manager). Every served version's type is registered with it while the version is served.
    */
   fieldTracker?: CustomResourceFieldTracker;
+  /** The server's admission chain, run for custom resources as for built-in ones. */
+  admission?: Admission;
+  /** Calls conversion webhooks (CRDs with `spec.conversion.strategy: Webhook`). */
+  webhookClient?: WebhookClient;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -88,6 +95,8 @@ interface Served {
   types: GroupVersionKind[];
   /** Printers by apiVersion; the first entry is the preferred version. */
   printers: Map<string, Printer>;
+  /** The version codecs by apiVersion (conversion between versions). */
+  codecs: Map<string, VersionCodec>;
 }
 
 type Condition = CustomResourceDefinitionCondition;
@@ -178,7 +187,6 @@ export class CustomResourceController {
   private readonly pruned: PrunedFields = new WeakMap();
   /** Each request object's warning list, for ratcheted CEL rule failures found during validation. */
   private readonly warningSinks: WarningSinks = new WeakMap();
-  private readonly guard: (namespace: string, gr: { group: string; resource: string }, name: string) => Promise<void>;
   private watch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
   private readonly dirty = new Set<string>();
@@ -186,9 +194,7 @@ export class CustomResourceController {
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
 
-  constructor(private readonly deps: CustomResourceControllerDeps) {
-    this.guard = namespaceGuard(deps.storage);
-  }
+  constructor(private readonly deps: CustomResourceControllerDeps) {}
 
   private get crdStore(): ResourceStore | undefined {
     return this.deps.registry.byGroupResource(crdGroup, crdResource);
@@ -430,15 +436,24 @@ export class CustomResourceController {
     const versions = resolveVersions(crd).sort((a, b) => compareKubeVersions(a.version, b.version));
     const group = specOf(crd).group ?? "";
     const storageVersion = versions[0]?.storageVersion ?? "";
-    const served: Served = { signature, group, kind: versions[0]?.kind ?? namesOf(crd).kind ?? "", plural: namesOf(crd).plural ?? "", stores: [], types: [], printers: new Map() };
+    const served: Served = { signature, group, kind: versions[0]?.kind ?? namesOf(crd).kind ?? "", plural: namesOf(crd).plural ?? "", stores: [], types: [], printers: new Map(), codecs: new Map() };
+    const conversion = webhookConversionOf(name, specOf(crd) as Record<string, unknown>);
+    if (conversion && !this.deps.webhookClient) this.deps.log?.(`customresourcedefinition ${name}: Webhook conversion needs a webhook client; versions differ only in apiVersion`);
+    const converter = conversion && this.deps.webhookClient ? new WebhookConverter(conversion, this.deps.webhookClient) : undefined;
+    const storageSchema = versions.find((v) => v.version === storageVersion)?.schema;
     for (const v of versions) {
       const apiVersion = `${group}/${v.version}`;
-      const codec = new VersionCodec(apiVersion, `${group}/${storageVersion}`, v.schema);
+      const codec = new VersionCodec(apiVersion, `${group}/${storageVersion}`, v.schema, {
+        converter,
+        storageSchema,
+        onWatchError: (err) => this.deps.log?.(`watch of ${apiVersion} ${v.plural} ended: an event could not be converted`, err),
+      });
+      served.codecs.set(apiVersion, codec);
       const store = new ResourceStore(customResourceStrategy(v, this.pruned, this.warningSinks), {
         storage: new VersionedStorage(this.deps.storage, codec),
         clock: this.deps.clock,
         hooks: this.hooksFor(v),
-        namespaceGuard: v.namespaced ? this.guard : undefined,
+        admission: this.deps.admission,
         fieldTracker: this.deps.fieldTracker,
         log: this.deps.log,
       });
@@ -463,6 +478,22 @@ export class CustomResourceController {
     for (const store of s.stores) this.deps.registry.remove(store);
     for (const gvk of s.types) this.deps.fieldTracker?.setType(gvk, undefined);
     this.served.delete(name);
+  }
+
+  /**
+   * A custom resource converted to `apiVersion` of its CRD (None: apiVersion; Webhook: through
+   * the conversion webhook), pruned and defaulted for that version; undefined when `obj` is not
+   * a served custom resource or the version is not served. The result is a new mutable object.
+   */
+  convert(obj: KubeObject, apiVersion: string, signal?: AbortSignal): Promise<KubeObject> | undefined {
+    const { group, kind } = gvkOf(obj);
+    for (const s of this.served.values()) {
+      if (s.group !== group || s.kind !== kind) continue;
+      const codec = s.codecs.get(apiVersion);
+      if (!codec) return undefined;
+      return codec.decodeMany([obj], signal, false).then(([o]) => deepCopy(o));
+    }
+    return undefined;
   }
 
   /** The printer of a served custom resource kind at `apiVersion` (or its preferred version). */

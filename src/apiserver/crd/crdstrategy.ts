@@ -1,7 +1,8 @@
 /**
  * The strategy of apiextensions.k8s.io/v1 CustomResourceDefinitions (apiextensions-apiserver
  * registry/customresourcedefinition): cluster-scoped, status subresource, generation bumped on
- * spec changes, v1 defaults (singular from kind, listKind = kind + "List", conversion None),
+ * spec changes, v1 defaults (singular from kind, listKind = kind + "List", conversion None,
+ * conversion webhook service port 443),
  * the storage version recorded in status.storedVersions on every write, validation in
  * crdvalidation.ts. Conditions and accepted names are the controller's (controller.ts).
  */
@@ -23,6 +24,11 @@ export function defaultCRD(obj: KubeObject): void {
     if ((names.listKind === undefined || names.listKind === "") && typeof names.kind === "string" && names.kind !== "") names.listKind = `${names.kind}List`;
   }
   if (spec.conversion === undefined || spec.conversion === null) spec.conversion = { strategy: "None" };
+  // SetDefaults_ServiceReference: a conversion webhook's service port is 443.
+  const conv = spec.conversion;
+  if (isObject(conv) && isObject(conv.webhook) && isObject(conv.webhook.clientConfig) && isObject(conv.webhook.clientConfig.service)) {
+    conv.webhook.clientConfig.service.port ??= 443;
+  }
   if (Array.isArray(spec.versions)) {
     for (const v of spec.versions) {
       if (!isObject(v)) continue;

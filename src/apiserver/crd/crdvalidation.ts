@@ -11,6 +11,9 @@ import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
 import { isDNS1035Label, isDNS1123Subdomain, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { validateImmutableField } from "../registry/meta.js";
+import { validateWebhookService, validateWebhookURL } from "../registry/admissionwebhooks.js";
+import { invalidSlice } from "../registry/admissionrules.js";
+import { decodePEMBlocks } from "../auth/csr.js";
 import { validateVersionSchema } from "./schemavalidation.js";
 import { validateGenericObjectMeta, validateGenericObjectMetaUpdate } from "./structure.js";
 import { isObject, jsonEqual, type Schema } from "./schema.js";
@@ -190,7 +193,74 @@ function validateVersion(v: CRDVersion, path: string, schemaPath = `${path}.sche
   return errs;
 }
 
-function validateSpec(obj: KubeObject): FieldError[] {
+interface SpecOptions {
+  /** Create, or an update of a CRD not yet established or whose CA bundle was already invalid. */
+  allowInvalidCABundle: boolean;
+  /** conversionReviewVersions must name one this server speaks (unless the stored CRD did not). */
+  requireRecognizedConversionReviewVersion: boolean;
+}
+
+const acceptedConversionReviewVersions = ["v1", "v1beta1"];
+
+/** cert.ParseCertsPEM as ValidateCABundle uses it. */
+function caBundleErrors(caBundle: string, field: string): FieldError[] {
+  const pem = Buffer.from(caBundle, "base64").toString("utf8");
+  if (decodePEMBlocks(pem).some((b) => b.type === "CERTIFICATE")) return [];
+  return [fieldErrors.invalid(field, caBundle, "data does not contain any valid RSA or ECDSA certificates")];
+}
+
+function validCABundleOrEmpty(caBundle: unknown): boolean {
+  return typeof caBundle !== "string" || caBundle === "" || caBundleErrors(caBundle, "").length === 0;
+}
+
+/**
+ * validateCustomResourceConversion, on v1's shape: paths name the internal fields
+ * (spec.conversion.webhookClientConfig, spec.conversion.conversionReviewVersions) as upstream.
+ */
+function validateConversion(conv: unknown, opts: SpecOptions): FieldError[] {
+  if (conv === undefined || conv === null) return [];
+  const c = isObject(conv) ? conv : {};
+  const errs = validateEnumString("spec.conversion.strategy", c.strategy, ["None", "Webhook"]);
+  const webhook = isObject(c.webhook) ? c.webhook : undefined;
+  const cc = webhook && isObject(webhook.clientConfig) ? webhook.clientConfig : undefined;
+  const versions = webhook && Array.isArray(webhook.conversionReviewVersions) ? webhook.conversionReviewVersions : [];
+  const base = "spec.conversion.webhookClientConfig";
+  if (c.strategy === "Webhook") {
+    if (!cc) errs.push(fieldErrors.required(base, "required when strategy is set to Webhook"));
+    else {
+      const url = typeof cc.url === "string" ? cc.url : undefined;
+      const service = isObject(cc.service) ? cc.service : undefined;
+      if ((url === undefined) === (service === undefined)) errs.push(fieldErrors.required(base, "exactly one of url or service is required"));
+      else if (url !== undefined) errs.push(...validateWebhookURL(url, `${base}.url`));
+      else if (service) errs.push(...validateWebhookService(service, `${base}.service`));
+      if (typeof cc.caBundle === "string" && cc.caBundle !== "" && !opts.allowInvalidCABundle) errs.push(...caBundleErrors(cc.caBundle, `${base}.caBundle`));
+    }
+    const vpath = "spec.conversion.conversionReviewVersions";
+    if (versions.length < 1) errs.push(fieldErrors.required(vpath, ""));
+    else {
+      const seen = new Set<unknown>();
+      let accepted = false;
+      versions.forEach((v, i) => {
+        if (seen.has(v)) {
+          errs.push(fieldErrors.invalid(`${vpath}[${i}]`, v, "duplicate version"));
+          return;
+        }
+        seen.add(v);
+        for (const e of isDNS1035Label(String(v))) errs.push(fieldErrors.invalid(`${vpath}[${i}]`, v, e));
+        if (acceptedConversionReviewVersions.includes(String(v))) accepted = true;
+      });
+      if (opts.requireRecognizedConversionReviewVersion && !accepted) {
+        errs.push(invalidSlice(vpath, versions.map(String), `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`));
+      }
+    }
+  } else {
+    if (cc) errs.push(fieldErrors.forbidden(base, "should not be set when strategy is not set to Webhook"));
+    if (versions.length > 0) errs.push(fieldErrors.forbidden("spec.conversion.conversionReviewVersions", "should not be set when strategy is not set to Webhook"));
+  }
+  return errs;
+}
+
+function validateSpec(obj: KubeObject, opts: SpecOptions): FieldError[] {
   const errs: FieldError[] = [];
   const spec = specOf(obj);
   const group = typeof spec.group === "string" ? spec.group : "";
@@ -237,16 +307,7 @@ function validateSpec(obj: KubeObject): FieldError[] {
     if (typeof names[k] !== "string" || names[k] === "") errs.push(fieldErrors.required(`spec.names.${k}`, ""));
   }
   errs.push(...validateNames(spec.names, "spec.names"));
-  const conv = spec.conversion;
-  if (conv !== undefined) {
-    const strategy = isObject(conv) ? conv.strategy : undefined;
-    errs.push(...validateEnumString("spec.conversion.strategy", strategy, ["None", "Webhook"]));
-    if (strategy === "Webhook") {
-      errs.push(fieldErrors.forbidden("spec.conversion.strategy", "Webhook conversion is not supported by this server; use None (versions then differ only in apiVersion)"));
-    } else if (isObject(conv) && conv.webhook !== undefined) {
-      errs.push(fieldErrors.forbidden("spec.conversion.webhookClientConfig", "should not be set when strategy is not set to Webhook"));
-    }
-  }
+  errs.push(...validateConversion(spec.conversion, opts));
   return errs;
 }
 
@@ -321,7 +382,7 @@ export function validateCRD(obj: KubeObject): FieldError[] {
     if (name !== required) out.push(`must be spec.names.plural+"."+spec.group`);
     return out;
   });
-  errs.push(...validateSpec(obj));
+  errs.push(...validateSpec(obj, { allowInvalidCABundle: true, requireRecognizedConversionReviewVersion: true }));
   errs.push(...validateNames(statusOf(obj).acceptedNames, "status.acceptedNames"));
   errs.push(...validateStoredVersions(obj));
   errs.push(...validateAPIApproval(obj, undefined));
@@ -331,7 +392,14 @@ export function validateCRD(obj: KubeObject): FieldError[] {
 /** ValidateCustomResourceDefinitionUpdate. */
 export function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateGenericObjectMetaUpdate(obj.metadata, old.metadata);
-  errs.push(...validateSpec(obj));
+  const oldConv = specOf(old).conversion as { webhook?: { clientConfig?: { caBundle?: unknown }; conversionReviewVersions?: unknown } } | undefined;
+  const oldVersions = Array.isArray(oldConv?.webhook?.conversionReviewVersions) ? (oldConv.webhook.conversionReviewVersions as unknown[]) : [];
+  errs.push(
+    ...validateSpec(obj, {
+      allowInvalidCABundle: !isConditionTrue(old, "Established") || !validCABundleOrEmpty(oldConv?.webhook?.clientConfig?.caBundle),
+      requireRecognizedConversionReviewVersion: oldVersions.length === 0 || oldVersions.some((v) => acceptedConversionReviewVersions.includes(String(v))),
+    }),
+  );
   const spec = specOf(obj);
   const oldSpec = specOf(old);
   if (isConditionTrue(old, "Established")) {

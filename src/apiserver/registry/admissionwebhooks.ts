@@ -7,8 +7,8 @@
  * url/service, https URLs without user info, query or fragment, admissionReviewVersions
  * including v1 or v1beta1, match conditions). On updates the create-only tightenings apply
  * only where the stored object already satisfied them, as upstream does for compatibility.
- * generation starts at 1 and is bumped when the webhooks change. Webhooks are stored and
- * served; this server does not call them.
+ * generation starts at 1 and is bumped when the webhooks change. The admission webhook plugins
+ * (admission/webhook) call them.
  */
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
@@ -114,8 +114,8 @@ function parseURL(raw: string): { scheme: string; host: string; user?: string; q
   return { scheme, host, user, query, fragment };
 }
 
-/** ValidateWebhookURL with https forced. */
-function validateWebhookURL(url: string, field: string): FieldError[] {
+/** ValidateWebhookURL with https forced (shared with CRD conversion webhooks). */
+export function validateWebhookURL(url: string, field: string): FieldError[] {
   const form = "; desired format: https://host[/path]";
   const u = parseURL(url);
   if (typeof u === "string") return [fieldErrors.required(field, `url must be a valid URL: parse ${JSON.stringify(url)}: ${u}${form}`)];
@@ -128,8 +128,8 @@ function validateWebhookURL(url: string, field: string): FieldError[] {
   return errs;
 }
 
-/** ValidateWebhookService. */
-function validateWebhookService(svc: Obj, field: string): FieldError[] {
+/** ValidateWebhookService (shared with CRD conversion webhooks). */
+export function validateWebhookService(svc: Obj, field: string): FieldError[] {
   const errs: FieldError[] = [];
   if (text(svc.name) === "") errs.push(fieldErrors.required(child(field, "name"), ""));
   if (text(svc.namespace) === "") errs.push(fieldErrors.required(child(field, "namespace"), ""));

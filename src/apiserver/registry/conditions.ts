@@ -8,7 +8,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import { regexError, utf8Length } from "../../apimachinery/validation.js";
 import { validateLabelName } from "./meta.js";
 import { child, index } from "./path.js";
-import { asRecord, listOf } from "./shape.js";
+import { rec, list } from "./shape.js";
 
 const maxReasonLen = 1024;
 const maxMessageLen = 32 * 1024;
@@ -20,8 +20,8 @@ const reasonErrMsg =
 export function validateConditions(conditions: unknown, field: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
-  listOf<unknown>(conditions).forEach((raw, i) => {
-    const c = asRecord(raw) ?? {};
+  list<unknown>(conditions).forEach((raw, i) => {
+    const c = rec(raw) ?? {};
     const p = index(field, i);
     const type = typeof c.type === "string" ? c.type : "";
     if (seen.has(type)) errs.push(fieldErrors.duplicate(child(p, "type"), type));

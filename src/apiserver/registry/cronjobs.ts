@@ -17,7 +17,7 @@ import { defineStrategy } from "./define.js";
 import { defaultPodFailurePolicy, validateJobSpecCommon } from "./jobs.js";
 import { validateNonnegative } from "./meta.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
-import { asRecord, ensureRecord } from "./shape.js";
+import { rec, ensureRecord } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const asCronJob = (o: KubeObject) => o as unknown as CronJob;
@@ -29,10 +29,10 @@ export function defaultCronJob(obj: KubeObject): void {
   spec.suspend ??= false;
   spec.successfulJobsHistoryLimit ??= 3;
   spec.failedJobsHistoryLimit ??= 1;
-  const jobSpec = asRecord(asRecord(spec.jobTemplate)?.spec) as JobSpec | undefined;
+  const jobSpec = rec(rec(spec.jobTemplate)?.spec) as JobSpec | undefined;
   if (jobSpec) {
     defaultPodFailurePolicy(jobSpec);
-    if (asRecord(jobSpec.template)) defaultPodTemplateSpec(jobSpec.template as PodTemplateSpec);
+    if (rec(jobSpec.template)) defaultPodTemplateSpec(jobSpec.template as PodTemplateSpec);
   }
 }
 

@@ -20,7 +20,7 @@ import { selectorIsEmpty, validateLabelSelector, validateNonnegative } from "./m
 import { child } from "./path.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
 import { validatePodTemplateSpec } from "./podvalidation.js";
-import { asRecord, ensureRecord } from "./shape.js";
+import { rec, ensureRecord } from "./shape.js";
 import { collisionCountNotDecremented } from "./statefulsets.js";
 import type { ResourceStrategy } from "./strategy.js";
 
@@ -44,7 +44,7 @@ export function defaultDaemonSet(obj: KubeObject): void {
     }
   }
   spec.revisionHistoryLimit ??= 10;
-  if (asRecord(spec.template)) defaultPodTemplateSpec(spec.template);
+  if (rec(spec.template)) defaultPodTemplateSpec(spec.template);
 }
 
 function templateGeneration(obj: KubeObject): number | undefined {
@@ -112,7 +112,7 @@ export function validateDaemonSetSpec(obj: KubeObject): FieldError[] {
 
 /** validateDaemonSetStatus plus the collisionCount rule of ValidateDaemonSetStatusUpdate. */
 export function validateDaemonSetStatus(obj: KubeObject, old: KubeObject): FieldError[] {
-  const st = asRecord(obj.status) ?? {};
+  const st = rec(obj.status) ?? {};
   const errs: FieldError[] = [];
   for (const k of [
     "currentNumberScheduled",
@@ -127,7 +127,7 @@ export function validateDaemonSetStatus(obj: KubeObject, old: KubeObject): Field
     errs.push(...validateNonnegative(typeof st[k] === "number" ? (st[k] as number) : 0, `status.${k}`));
   }
   if (typeof st.collisionCount === "number") errs.push(...validateNonnegative(st.collisionCount, "status.collisionCount"));
-  errs.push(...collisionCountNotDecremented(st, asRecord(old.status)));
+  errs.push(...collisionCountNotDecremented(st, rec(old.status)));
   return errs;
 }
 

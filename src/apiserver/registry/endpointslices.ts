@@ -14,7 +14,7 @@ import { defineStrategy } from "./define.js";
 import { validateNonSpecialIP } from "./endpoints.js";
 import { validateImmutableField, validateLabels } from "./meta.js";
 import { child, index } from "./path.js";
-import { asRecord, listOf, stringOf } from "./shape.js";
+import { rec, list, str } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const addressTypes = ["FQDN", "IPv4", "IPv6"];
@@ -27,8 +27,8 @@ const maxZoneHints = 8;
 const maxNodeHints = 8;
 
 export function defaultEndpointSlice(obj: KubeObject): void {
-  for (const p of listOf<Record<string, unknown>>(obj.ports)) {
-    if (!asRecord(p)) continue;
+  for (const p of list<Record<string, unknown>>(obj.ports)) {
+    if (!rec(p)) continue;
     p.name ??= "";
     p.protocol ??= "TCP";
   }
@@ -55,16 +55,16 @@ function validateHints(hints: Record<string, unknown>, field: string): FieldErro
     ["forZones", maxZoneHints, (v: string) => isValidLabelValue(v)],
     ["forNodes", maxNodeHints, (v: string) => nameIsDNSSubdomain(v, false)],
   ] as const) {
-    const list = listOf<Record<string, unknown>>(hints[k]);
+    const items = list<Record<string, unknown>>(hints[k]);
     const p = child(field, k);
-    if (list.length > max) {
-      errs.push(fieldErrors.tooMany(p, list.length, max));
+    if (items.length > max) {
+      errs.push(fieldErrors.tooMany(p, items.length, max));
       continue;
     }
     const seen = new Set<string>();
-    list.forEach((h, i) => {
+    items.forEach((h, i) => {
       const np = child(index(p, i), "name");
-      const name = stringOf(asRecord(h)?.name) ?? "";
+      const name = str(rec(h)?.name) ?? "";
       if (seen.has(name)) errs.push(fieldErrors.duplicate(np, name));
       else seen.add(name);
       for (const msg of check(name)) errs.push(fieldErrors.invalid(np, name, msg));
@@ -75,14 +75,14 @@ function validateHints(hints: Record<string, unknown>, field: string): FieldErro
 
 function validateEndpoints(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
-  const endpoints = listOf<Record<string, unknown>>(obj.endpoints);
+  const endpoints = list<Record<string, unknown>>(obj.endpoints);
   if (endpoints.length > maxEndpoints) return [fieldErrors.tooMany("endpoints", endpoints.length, maxEndpoints)];
   const addrType = obj.addressType;
   endpoints.forEach((raw, i) => {
-    const ep = asRecord(raw) ?? {};
+    const ep = rec(raw) ?? {};
     const p = index("endpoints", i);
     const ap = child(p, "addresses");
-    const addresses = listOf<unknown>(ep.addresses);
+    const addresses = list<unknown>(ep.addresses);
     if (addresses.length === 0) errs.push(fieldErrors.required(ap, "must contain at least 1 address"));
     else if (addresses.length > maxAddresses) errs.push(fieldErrors.tooMany(ap, addresses.length, maxAddresses));
     addresses.forEach((a, j) => {
@@ -108,27 +108,27 @@ function validateEndpoints(obj: KubeObject): FieldError[] {
     });
     const nodeName = ep.nodeName;
     if (typeof nodeName === "string") for (const msg of nameIsDNSSubdomain(nodeName, false)) errs.push(fieldErrors.invalid(child(p, "nodeName"), nodeName, msg));
-    const topo = asRecord(ep.deprecatedTopology);
+    const topo = rec(ep.deprecatedTopology);
     const tp = child(p, "deprecatedTopology");
     if (topo && Object.keys(topo).length > maxTopologyLabels) errs.push(fieldErrors.tooMany(tp, Object.keys(topo).length, maxTopologyLabels));
     errs.push(...validateLabels(topo as Record<string, string> | undefined, tp));
     if (typeof ep.zone === "string") for (const msg of isValidLabelValue(ep.zone)) errs.push(fieldErrors.invalid(child(p, "zone"), ep.zone, msg));
     if (typeof ep.hostname === "string") for (const msg of isDNS1123Label(ep.hostname)) errs.push(fieldErrors.invalid(child(p, "hostname"), ep.hostname, msg));
-    const hints = asRecord(ep.hints);
+    const hints = rec(ep.hints);
     if (hints) errs.push(...validateHints(hints, child(p, "hints")));
   });
   return errs;
 }
 
 function validatePorts(obj: KubeObject): FieldError[] {
-  const ports = listOf<Record<string, unknown>>(obj.ports);
+  const ports = list<Record<string, unknown>>(obj.ports);
   if (ports.length > maxPorts) return [fieldErrors.tooMany("ports", ports.length, maxPorts)];
   const errs: FieldError[] = [];
   const names = new Set<string>();
   ports.forEach((raw, i) => {
-    const port = asRecord(raw) ?? {};
+    const port = rec(raw) ?? {};
     const p = index("ports", i);
-    const name = stringOf(port.name) ?? "";
+    const name = str(port.name) ?? "";
     if (name.length > 0) for (const msg of isDNS1123Label(name)) errs.push(fieldErrors.invalid(child(p, "name"), name, msg));
     if (names.has(name)) errs.push(fieldErrors.duplicate(child(p, "name"), name));
     else names.add(name);

@@ -22,12 +22,11 @@ import { hpaV1ToV2, hpaV2ToV1 } from "./hpaconversion.js";
 import { pathSegmentErrors } from "./identifiers.js";
 import { child, index } from "./path.js";
 import { parseQuantity } from "./quantity.js";
-import { asRecord, ensureRecord, listOf, stringOf } from "./shape.js";
+import { rec, ensureRecord, list, str, objOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 import { servedAtVersion } from "./versions.js";
 
 type Json = Record<string, unknown>;
-const rec = (v: unknown): Json => asRecord(v) ?? {};
 
 const maxPeriodSeconds = 1800;
 const maxStabilizationWindowSeconds = 3600;
@@ -44,7 +43,7 @@ const scaleDownRules = (): Json => ({ selectPolicy: "Max", policies: [{ type: "P
 
 /** copyHPAScalingRules: the given rules' set fields over the defaults. */
 function completeRules(given: unknown, defaults: Json): Json {
-  const g = asRecord(given);
+  const g = rec(given);
   if (!g) return defaults;
   const out: Json = { ...defaults };
   for (const k of ["selectPolicy", "stabilizationWindowSeconds", "policies", "tolerance"]) {
@@ -60,10 +59,10 @@ export function defaultHorizontalPodAutoscalerV2(obj: KubeObject): void {
   const spec = ensureRecord(obj, "spec");
   if (!spec) return;
   spec.minReplicas ??= 1;
-  if (listOf(spec.metrics).length === 0 && (spec.metrics === undefined || spec.metrics === null || Array.isArray(spec.metrics))) {
+  if (list(spec.metrics).length === 0 && (spec.metrics === undefined || spec.metrics === null || Array.isArray(spec.metrics))) {
     spec.metrics = [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }];
   }
-  const behavior = asRecord(spec.behavior);
+  const behavior = rec(spec.behavior);
   if (behavior) {
     behavior.scaleUp = completeRules(behavior.scaleUp, scaleUpRules());
     behavior.scaleDown = completeRules(behavior.scaleDown, scaleDownRules());
@@ -78,10 +77,10 @@ export function defaultHorizontalPodAutoscalerV1(obj: KubeObject): void {
 
 /** ValidateCrossVersionObjectReference. */
 function validateReference(ref: unknown, field: string): FieldError[] {
-  const r = rec(ref);
+  const r = objOf(ref);
   const errs: FieldError[] = [];
   for (const k of ["kind", "name"]) {
-    const v = stringOf(r[k]) ?? "";
+    const v = str(r[k]) ?? "";
     if (v === "") errs.push(fieldErrors.required(child(field, k), ""));
     else for (const msg of pathSegmentErrors(v)) errs.push(fieldErrors.invalid(child(field, k), v, msg));
   }
@@ -89,7 +88,7 @@ function validateReference(ref: unknown, field: string): FieldError[] {
 }
 
 function validateMetricIdentifier(id: unknown, field: string): FieldError[] {
-  const name = stringOf(rec(id).name) ?? "";
+  const name = str(objOf(id).name) ?? "";
   if (name === "") return [fieldErrors.required(child(field, "name"), "must specify a metric name")];
   return pathSegmentErrors(name).map((msg) => fieldErrors.invalid(child(field, "name"), name, msg));
 }
@@ -101,7 +100,7 @@ function positive(q: unknown): boolean {
 
 function validateMetricTarget(t: Json, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  const type = stringOf(t.type) ?? "";
+  const type = str(t.type) ?? "";
   if (type === "") errs.push(fieldErrors.required(child(field, "type"), "must specify a metric target type"));
   if (type !== "Utilization" && type !== "Value" && type !== "AverageValue") {
     errs.push(fieldErrors.invalid(child(field, "type"), type, "must be either Utilization, Value, or AverageValue"));
@@ -130,15 +129,15 @@ function validateContainerResourceName(name: string, field: string): FieldError[
 
 function validateResourceSource(src: Json, field: string, container: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  const name = stringOf(src.name) ?? "";
+  const name = str(src.name) ?? "";
   if (name === "") errs.push(fieldErrors.required(child(field, "name"), "must specify a resource name"));
   else if (container) errs.push(...validateContainerResourceName(name, child(field, "name")));
   if (container) {
-    const c = stringOf(src.container) ?? "";
+    const c = str(src.container) ?? "";
     if (c === "") errs.push(fieldErrors.required(child(field, "container"), "must specify a container"));
     else for (const msg of isDNS1123Label(c)) errs.push(fieldErrors.invalid(child(field, "container"), c, msg));
   }
-  const t = rec(src.target);
+  const t = objOf(src.target);
   errs.push(...validateMetricTarget(t, child(field, "target")));
   if (t.averageUtilization == null && t.averageValue == null) {
     errs.push(fieldErrors.required(child(field, "target", "averageUtilization"), "must set either a target raw value or a target utilization"));
@@ -154,7 +153,7 @@ const sourceFieldOf: Record<string, string> = { Object: "object", Pods: "pods", 
 
 function validateMetricSpec(m: Json, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  const type = stringOf(m.type) ?? "";
+  const type = str(m.type) ?? "";
   if (type === "") errs.push(fieldErrors.required(child(field, "type"), "must specify a metric source type"));
   if (!metricSourceTypes.includes(type)) errs.push(fieldErrors.notSupported(child(field, "type"), type, metricSourceTypes));
   const present: string[] = [];
@@ -162,9 +161,9 @@ function validateMetricSpec(m: Json, field: string): FieldError[] {
     if (m[k] === undefined || m[k] === null) continue;
     present.push(k);
     if (present.length !== 1) continue;
-    const src = rec(m[k]);
+    const src = objOf(m[k]);
     const p = child(field, k);
-    const t = rec(src.target);
+    const t = objOf(src.target);
     switch (k) {
       case "object":
         errs.push(...validateReference(src.describedObject, child(p, "describedObject")));
@@ -207,7 +206,7 @@ function validateMetricSpec(m: Json, field: string): FieldError[] {
 }
 
 function validateScalingRules(rules: unknown, field: string): FieldError[] {
-  const r = asRecord(rules);
+  const r = rec(rules);
   if (!r) return [];
   const errs: FieldError[] = [];
   const sw = r.stabilizationWindowSeconds;
@@ -223,12 +222,12 @@ function validateScalingRules(rules: unknown, field: string): FieldError[] {
     const n = typeof tol === "string" || typeof tol === "number" ? parseQuantity(String(tol)) : undefined;
     if (n !== undefined && n < 0n) errs.push(fieldErrors.invalid(child(field, "tolerance"), tol, "must be greater than or equal to zero"));
   }
-  const policies = listOf<Json>(r.policies);
+  const policies = list<Json>(r.policies);
   const pp = child(field, "policies");
   if (policies.length === 0) errs.push(fieldErrors.required(pp, "must specify at least one Policy"));
   policies.forEach((pol, i) => {
     const p = index(pp, i);
-    const x = rec(pol);
+    const x = objOf(pol);
     if (x.type !== "Pods" && x.type !== "Percent") errs.push(fieldErrors.notSupported(child(p, "type"), x.type ?? "", ["Percent", "Pods"]));
     const value = typeof x.value === "number" ? x.value : 0;
     const period = typeof x.periodSeconds === "number" ? x.periodSeconds : 0;
@@ -241,7 +240,7 @@ function validateScalingRules(rules: unknown, field: string): FieldError[] {
 
 /** validateHorizontalPodAutoscalerSpec. */
 function validateSpec(obj: KubeObject, minReplicasLowerBound: number): FieldError[] {
-  const spec = rec(obj.spec);
+  const spec = objOf(obj.spec);
   const errs: FieldError[] = [];
   const min = typeof spec.minReplicas === "number" ? spec.minReplicas : undefined;
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0;
@@ -251,7 +250,7 @@ function validateSpec(obj: KubeObject, minReplicasLowerBound: number): FieldErro
   if (max < 1) errs.push(fieldErrors.invalid("spec.maxReplicas", max, "must be greater than 0"));
   if (min !== undefined && max < min) errs.push(fieldErrors.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`"));
   errs.push(...validateReference(spec.scaleTargetRef, "spec.scaleTargetRef"));
-  const metrics = listOf<unknown>(spec.metrics).map(rec);
+  const metrics = list<unknown>(spec.metrics).map(objOf);
   let objectOrExternal = false;
   metrics.forEach((m, i) => {
     errs.push(...validateMetricSpec(m, index("spec.metrics", i)));
@@ -260,7 +259,7 @@ function validateSpec(obj: KubeObject, minReplicasLowerBound: number): FieldErro
   if (min === 0 && !objectOrExternal) {
     errs.push(fieldErrors.forbidden("spec.metrics", "must specify at least one Object or External metric to support scaling to zero replicas"));
   }
-  const behavior = asRecord(spec.behavior);
+  const behavior = rec(spec.behavior);
   if (behavior) {
     errs.push(...validateScalingRules(behavior.scaleUp, "spec.behavior.scaleUp"));
     errs.push(...validateScalingRules(behavior.scaleDown, "spec.behavior.scaleDown"));
@@ -269,7 +268,7 @@ function validateSpec(obj: KubeObject, minReplicasLowerBound: number): FieldErro
 }
 
 function validateStatus(obj: KubeObject): FieldError[] {
-  const st = rec(obj.status);
+  const st = objOf(obj.status);
   const errs: FieldError[] = [];
   for (const k of ["currentReplicas", "desiredReplicas"]) {
     const v = typeof st[k] === "number" ? (st[k] as number) : 0;
@@ -295,7 +294,7 @@ export const horizontalPodAutoscalerStrategy: ResourceStrategy = defineStrategy(
   emptyStatus: () => ({ desiredReplicas: 0 }),
   defaults: defaultHorizontalPodAutoscalerV2,
   validateCreate: (obj) => validateSpec(obj, 1),
-  validateUpdate: (obj, old) => validateSpec(obj, rec(old.spec).minReplicas === 0 ? 0 : 1),
+  validateUpdate: (obj, old) => validateSpec(obj, objOf(old.spec).minReplicas === 0 ? 0 : 1),
   validateStatus,
 });
 

@@ -19,7 +19,7 @@
  * Both functions work on JSON values, never mutate their input, and are pure.
  */
 import type { KubeObject } from "../../apimachinery/types.js";
-import { asRecord, listOf } from "./shape.js";
+import { rec, list, objOf } from "./shape.js";
 
 export const metricSpecsAnnotation = "autoscaling.alpha.kubernetes.io/metrics";
 export const metricStatusesAnnotation = "autoscaling.alpha.kubernetes.io/current-metrics";
@@ -41,7 +41,6 @@ const roundTripAnnotations = [
 
 type Json = Record<string, unknown>;
 
-const rec = (v: unknown): Json => asRecord(v) ?? {};
 const has = (o: Json, k: string): boolean => o[k] !== undefined && o[k] !== null;
 
 /** Copies o[from] to out[to] when set. */
@@ -54,7 +53,7 @@ const quantity = (o: Json, k: string): unknown => (has(o, k) ? o[k] : "0");
 
 /** DropRoundTripHorizontalPodAutoscalerAnnotations on a metadata copy (an emptied map goes away). */
 function dropRoundTrip(meta: Json): void {
-  const ann = asRecord(meta.annotations);
+  const ann = rec(meta.annotations);
   if (!ann || !roundTripAnnotations.some((k) => k in ann)) return;
   const rest: Json = { ...ann };
   for (const k of roundTripAnnotations) delete rest[k];
@@ -75,32 +74,32 @@ function identifier(name: unknown, selector: unknown): Json {
 }
 
 const isCPUUtilization = (m: Json): boolean =>
-  m.type === "Resource" && rec(m.resource).name === "cpu" && has(rec(rec(m.resource).target), "averageUtilization");
+  m.type === "Resource" && objOf(m.resource).name === "cpu" && has(objOf(objOf(m.resource).target), "averageUtilization");
 
 // ---- metric specs ---------------------------------------------------------------------------
 
 function metricSpecToV1(m: Json): Json {
   const out: Json = { type: m.type ?? "" };
   if (has(m, "object")) {
-    const o = rec(m.object);
-    const t = rec(o.target);
-    const metric = rec(o.metric);
-    const v: Json = { target: ref(rec(o.describedObject)), metricName: metric.name ?? "", targetValue: quantity(t, "value") };
+    const o = objOf(m.object);
+    const t = objOf(o.target);
+    const metric = objOf(o.metric);
+    const v: Json = { target: ref(objOf(o.describedObject)), metricName: metric.name ?? "", targetValue: quantity(t, "value") };
     put(v, "selector", metric);
     put(v, "averageValue", t);
     out.object = v;
   }
   if (has(m, "pods")) {
-    const p = rec(m.pods);
-    const metric = rec(p.metric);
-    const v: Json = { metricName: metric.name ?? "", targetAverageValue: quantity(rec(p.target), "averageValue") };
+    const p = objOf(m.pods);
+    const metric = objOf(p.metric);
+    const v: Json = { metricName: metric.name ?? "", targetAverageValue: quantity(objOf(p.target), "averageValue") };
     put(v, "selector", metric);
     out.pods = v;
   }
   for (const k of ["resource", "containerResource"]) {
     if (!has(m, k)) continue;
-    const r = rec(m[k]);
-    const t = rec(r.target);
+    const r = objOf(m[k]);
+    const t = objOf(r.target);
     const v: Json = { name: r.name ?? "" };
     put(v, "targetAverageUtilization", t, "averageUtilization");
     put(v, "targetAverageValue", t, "averageValue");
@@ -108,9 +107,9 @@ function metricSpecToV1(m: Json): Json {
     out[k] = v;
   }
   if (has(m, "external")) {
-    const e = rec(m.external);
-    const t = rec(e.target);
-    const metric = rec(e.metric);
+    const e = objOf(m.external);
+    const t = objOf(e.target);
+    const metric = objOf(e.metric);
     const v: Json = { metricName: metric.name ?? "" };
     put(v, "metricSelector", metric, "selector");
     put(v, "targetValue", t, "value");
@@ -123,18 +122,18 @@ function metricSpecToV1(m: Json): Json {
 function metricSpecFromV1(m: Json): Json {
   const out: Json = { type: m.type ?? "" };
   if (has(m, "object")) {
-    const o = rec(m.object);
+    const o = objOf(m.object);
     const target: Json = { type: has(o, "averageValue") ? "AverageValue" : "Value", value: quantity(o, "targetValue") };
     put(target, "averageValue", o);
-    out.object = { describedObject: ref(rec(o.target)), target, metric: identifier(o.metricName, o.selector) };
+    out.object = { describedObject: ref(objOf(o.target)), target, metric: identifier(o.metricName, o.selector) };
   }
   if (has(m, "pods")) {
-    const p = rec(m.pods);
+    const p = objOf(m.pods);
     out.pods = { metric: identifier(p.metricName, p.selector), target: { type: "AverageValue", averageValue: quantity(p, "targetAverageValue") } };
   }
   for (const k of ["resource", "containerResource"]) {
     if (!has(m, k)) continue;
-    const r = rec(m[k]);
+    const r = objOf(m[k]);
     const target: Json = { type: has(r, "targetAverageUtilization") ? "Utilization" : "AverageValue" };
     put(target, "averageValue", r, "targetAverageValue");
     put(target, "averageUtilization", r, "targetAverageUtilization");
@@ -143,7 +142,7 @@ function metricSpecFromV1(m: Json): Json {
     out[k] = v;
   }
   if (has(m, "external")) {
-    const e = rec(m.external);
+    const e = objOf(m.external);
     const target: Json = { type: has(e, "targetValue") ? "Value" : "AverageValue" };
     put(target, "value", e, "targetValue");
     put(target, "averageValue", e, "targetAverageValue");
@@ -157,25 +156,25 @@ function metricSpecFromV1(m: Json): Json {
 function metricStatusToV1(m: Json): Json {
   const out: Json = { type: m.type ?? "" };
   if (has(m, "object")) {
-    const o = rec(m.object);
-    const c = rec(o.current);
-    const metric = rec(o.metric);
-    const v: Json = { target: ref(rec(o.describedObject)), metricName: metric.name ?? "", currentValue: quantity(c, "value") };
+    const o = objOf(m.object);
+    const c = objOf(o.current);
+    const metric = objOf(o.metric);
+    const v: Json = { target: ref(objOf(o.describedObject)), metricName: metric.name ?? "", currentValue: quantity(c, "value") };
     put(v, "selector", metric);
     put(v, "averageValue", c);
     out.object = v;
   }
   if (has(m, "pods")) {
-    const p = rec(m.pods);
-    const metric = rec(p.metric);
-    const v: Json = { metricName: metric.name ?? "", currentAverageValue: quantity(rec(p.current), "averageValue") };
+    const p = objOf(m.pods);
+    const metric = objOf(p.metric);
+    const v: Json = { metricName: metric.name ?? "", currentAverageValue: quantity(objOf(p.current), "averageValue") };
     put(v, "selector", metric);
     out.pods = v;
   }
   for (const k of ["resource", "containerResource"]) {
     if (!has(m, k)) continue;
-    const r = rec(m[k]);
-    const c = rec(r.current);
+    const r = objOf(m[k]);
+    const c = objOf(r.current);
     const v: Json = { name: r.name ?? "" };
     put(v, "currentAverageUtilization", c, "averageUtilization");
     v.currentAverageValue = quantity(c, "averageValue");
@@ -183,9 +182,9 @@ function metricStatusToV1(m: Json): Json {
     out[k] = v;
   }
   if (has(m, "external")) {
-    const e = rec(m.external);
-    const c = rec(e.current);
-    const metric = rec(e.metric);
+    const e = objOf(m.external);
+    const c = objOf(e.current);
+    const metric = objOf(e.metric);
     const v: Json = { metricName: metric.name ?? "" };
     put(v, "metricSelector", metric, "selector");
     v.currentValue = quantity(c, "value");
@@ -198,18 +197,18 @@ function metricStatusToV1(m: Json): Json {
 function metricStatusFromV1(m: Json): Json {
   const out: Json = { type: m.type ?? "" };
   if (has(m, "object")) {
-    const o = rec(m.object);
+    const o = objOf(m.object);
     const current: Json = { value: quantity(o, "currentValue") };
     put(current, "averageValue", o);
-    out.object = { metric: identifier(o.metricName, o.selector), current, describedObject: ref(rec(o.target)) };
+    out.object = { metric: identifier(o.metricName, o.selector), current, describedObject: ref(objOf(o.target)) };
   }
   if (has(m, "pods")) {
-    const p = rec(m.pods);
+    const p = objOf(m.pods);
     out.pods = { metric: identifier(p.metricName, p.selector), current: { averageValue: quantity(p, "currentAverageValue") } };
   }
   for (const k of ["resource", "containerResource"]) {
     if (!has(m, k)) continue;
-    const r = rec(m[k]);
+    const r = objOf(m[k]);
     const current: Json = { averageValue: quantity(r, "currentAverageValue") };
     put(current, "averageUtilization", r, "currentAverageUtilization");
     const v: Json = { name: r.name ?? "", current };
@@ -217,7 +216,7 @@ function metricStatusFromV1(m: Json): Json {
     out[k] = v;
   }
   if (has(m, "external")) {
-    const e = rec(m.external);
+    const e = objOf(m.external);
     const current: Json = { value: quantity(e, "currentValue") };
     put(current, "averageValue", e, "currentAverageValue");
     out.external = { metric: identifier(e.metricName, e.metricSelector), current };
@@ -230,14 +229,14 @@ function metricStatusFromV1(m: Json): Json {
 /** The behavior as json.Marshal writes the internal type: Go field names, nil as null. */
 function behaviorToGoJSON(b: Json): Json {
   const rules = (r: unknown): unknown => {
-    const x = asRecord(r);
+    const x = rec(r);
     if (!x) return null;
     return {
       StabilizationWindowSeconds: x.stabilizationWindowSeconds ?? null,
       SelectPolicy: x.selectPolicy ?? null,
       Policies: Array.isArray(x.policies)
         ? x.policies.map((p) => {
-            const y = rec(p);
+            const y = objOf(p);
             return { Type: y.type ?? "", Value: y.value ?? 0, PeriodSeconds: y.periodSeconds ?? 0 };
           })
         : null,
@@ -263,10 +262,10 @@ function behaviorFromGoJSON(raw: string): Json | undefined {
   } catch {
     return undefined;
   }
-  const top = asRecord(v);
+  const top = rec(v);
   if (!top) return undefined;
   const rules = (r: unknown): Json | undefined => {
-    const x = asRecord(r);
+    const x = rec(r);
     if (!x) return undefined;
     const out: Json = {};
     const set = (to: string, from: string) => {
@@ -278,7 +277,7 @@ function behaviorFromGoJSON(raw: string): Json | undefined {
     const policies = getCI(x, "Policies");
     if (Array.isArray(policies)) {
       out.policies = policies.map((p) => {
-        const y = rec(p);
+        const y = objOf(p);
         return { type: getCI(y, "Type") ?? "", value: getCI(y, "Value") ?? 0, periodSeconds: getCI(y, "PeriodSeconds") ?? 0 };
       });
     }
@@ -297,7 +296,7 @@ function parseJSONList(raw: unknown): Json[] | undefined {
   if (typeof raw !== "string") return undefined;
   try {
     const v: unknown = JSON.parse(raw);
-    return Array.isArray(v) ? v.map(rec) : undefined;
+    return Array.isArray(v) ? v.map(objOf) : undefined;
   } catch {
     return undefined;
   }
@@ -307,18 +306,18 @@ function parseJSONList(raw: unknown): Json[] | undefined {
 
 /** A stored autoscaling/v2 HPA as autoscaling/v1 (Convert_autoscaling_…_To_v1_…). */
 export function hpaV2ToV1(v2: KubeObject): KubeObject {
-  const spec = rec(v2.spec);
-  const status = rec(v2.status);
+  const spec = objOf(v2.spec);
+  const status = objOf(v2.status);
   const meta: Json = { ...rec(v2.metadata) };
   dropRoundTrip(meta);
-  const metrics = listOf<unknown>(spec.metrics).map(rec);
+  const metrics = list<unknown>(spec.metrics).map(objOf);
 
-  const outSpec: Json = { scaleTargetRef: ref(rec(spec.scaleTargetRef)) };
+  const outSpec: Json = { scaleTargetRef: ref(objOf(spec.scaleTargetRef)) };
   put(outSpec, "minReplicas", spec);
   outSpec.maxReplicas = spec.maxReplicas ?? 0;
   for (const m of metrics) {
-    if (m.type === "Resource" && rec(m.resource).name === "cpu") {
-      const u = rec(rec(m.resource).target).averageUtilization;
+    if (m.type === "Resource" && objOf(m.resource).name === "cpu") {
+      const u = objOf(objOf(m.resource).target).averageUtilization;
       if (u !== undefined && u !== null) outSpec.targetCPUUtilizationPercentage = u;
       break;
     }
@@ -329,10 +328,10 @@ export function hpaV2ToV1(v2: KubeObject): KubeObject {
   put(outStatus, "lastScaleTime", status);
   outStatus.currentReplicas = status.currentReplicas ?? 0;
   outStatus.desiredReplicas = status.desiredReplicas ?? 0;
-  const current = listOf<unknown>(status.currentMetrics).map(rec);
+  const current = list<unknown>(status.currentMetrics).map(objOf);
   for (const m of current) {
-    if (m.type === "Resource" && rec(m.resource).name === "cpu") {
-      const u = rec(rec(m.resource).current).averageUtilization;
+    if (m.type === "Resource" && objOf(m.resource).name === "cpu") {
+      const u = objOf(objOf(m.resource).current).averageUtilization;
       if (u !== undefined && u !== null) outStatus.currentCPUUtilizationPercentage = u;
     }
   }
@@ -341,8 +340,8 @@ export function hpaV2ToV1(v2: KubeObject): KubeObject {
   const other = metrics.filter((m) => !isCPUUtilization(m)).map(metricSpecToV1);
   if (other.length > 0) annotations[metricSpecsAnnotation] = JSON.stringify(other);
   if (current.length > 0) annotations[metricStatusesAnnotation] = JSON.stringify(current.map(metricStatusToV1));
-  if (has(spec, "behavior")) annotations[behaviorSpecsAnnotation] = JSON.stringify(behaviorToGoJSON(rec(spec.behavior)));
-  const conditions = listOf<unknown>(status.conditions);
+  if (has(spec, "behavior")) annotations[behaviorSpecsAnnotation] = JSON.stringify(behaviorToGoJSON(objOf(spec.behavior)));
+  const conditions = list<unknown>(status.conditions);
   if (conditions.length > 0) annotations[conditionsAnnotation] = JSON.stringify(conditions);
   if (Object.keys(annotations).length > 0) meta.annotations = { ...rec(meta.annotations), ...annotations };
 
@@ -353,12 +352,12 @@ export function hpaV2ToV1(v2: KubeObject): KubeObject {
 
 /** An autoscaling/v1 HPA as the stored autoscaling/v2 (Convert_v1_…_To_autoscaling_…). */
 export function hpaV1ToV2(v1: KubeObject): KubeObject {
-  const spec = rec(v1.spec);
-  const status = rec(v1.status);
+  const spec = objOf(v1.spec);
+  const status = objOf(v1.status);
   const meta: Json = { ...rec(v1.metadata) };
-  const ann = rec(meta.annotations);
+  const ann = objOf(meta.annotations);
 
-  const outSpec: Json = { scaleTargetRef: ref(rec(spec.scaleTargetRef)) };
+  const outSpec: Json = { scaleTargetRef: ref(objOf(spec.scaleTargetRef)) };
   put(outSpec, "minReplicas", spec);
   outSpec.maxReplicas = spec.maxReplicas ?? 0;
   let metrics: Json[] = [];

@@ -11,23 +11,23 @@ import { defineStrategy } from "./define.js";
 import { validateDomainPrefixedPath } from "./identifiers.js";
 import { validateTypedLocalObjectReference } from "./ingresses.js";
 import { validateImmutableField } from "./meta.js";
-import { asRecord, stringOf } from "./shape.js";
+import { rec, str } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const maxLenController = 250;
 
 export function defaultIngressClass(obj: KubeObject): void {
-  const params = asRecord(asRecord(obj.spec)?.parameters);
+  const params = rec(rec(obj.spec)?.parameters);
   if (params) params.scope ??= "Cluster";
 }
 
 export function validateIngressClassSpec(obj: KubeObject): FieldError[] {
-  const spec = asRecord(obj.spec) ?? {};
+  const spec = rec(obj.spec) ?? {};
   const errs: FieldError[] = [];
-  const controller = stringOf(spec.controller) ?? "";
+  const controller = str(spec.controller) ?? "";
   if (controller.length > maxLenController) errs.push(fieldErrors.tooLong("spec.controller", "", maxLenController));
   errs.push(...validateDomainPrefixedPath("spec.controller", controller));
-  const params = asRecord(spec.parameters);
+  const params = rec(spec.parameters);
   if (params) {
     errs.push(...validateTypedLocalObjectReference(params, "spec.parameters"));
     if (params.scope === undefined || params.scope === null) errs.push(fieldErrors.required("spec.parameters.scope", ""));
@@ -59,5 +59,5 @@ export const ingressClassStrategy: ResourceStrategy = defineStrategy({
   defaults: defaultIngressClass,
   updateChecksFirst: true,
   validateSpec: validateIngressClassSpec,
-  validateUpdate: (obj, old) => validateImmutableField(asRecord(obj.spec)?.controller, asRecord(old.spec)?.controller, "spec.controller"),
+  validateUpdate: (obj, old) => validateImmutableField(rec(obj.spec)?.controller, rec(old.spec)?.controller, "spec.controller"),
 });

@@ -22,11 +22,10 @@ import { parseIP } from "./cidrs.js";
 import { defineStrategy } from "./define.js";
 import { pathSegmentErrors } from "./identifiers.js";
 import { child, index } from "./path.js";
-import { asRecord, listOf, stringOf } from "./shape.js";
+import { rec, list, str, objOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 type Json = Record<string, unknown>;
-const rec = (v: unknown): Json => asRecord(v) ?? {};
 
 export const ingressClassAnnotation = "kubernetes.io/ingress.class";
 const pathTypes = ["Exact", "ImplementationSpecific", "Prefix"];
@@ -38,7 +37,7 @@ export function validateTypedLocalObjectReference(ref: Json, field: string): Fie
   const errs: FieldError[] = [];
   if (typeof ref.apiGroup === "string") for (const msg of isDNS1123Subdomain(ref.apiGroup)) errs.push(fieldErrors.invalid(child(field, "apiGroup"), ref.apiGroup, msg));
   for (const k of ["kind", "name"]) {
-    const v = stringOf(ref[k]) ?? "";
+    const v = str(ref[k]) ?? "";
     if (v === "") errs.push(fieldErrors.required(child(field, k), `${k} is required`));
     else for (const msg of pathSegmentErrors(v)) errs.push(fieldErrors.invalid(child(field, k), v, msg));
   }
@@ -49,15 +48,15 @@ function validateBackend(backend: Json, field: string): FieldError[] {
   const hasResource = backend.resource !== undefined && backend.resource !== null;
   const hasService = backend.service !== undefined && backend.service !== null;
   if (hasResource && hasService) return [fieldErrors.invalid(field, "", "cannot set both resource and service backends")];
-  if (hasResource) return validateTypedLocalObjectReference(rec(backend.resource), child(field, "resource"));
+  if (hasResource) return validateTypedLocalObjectReference(objOf(backend.resource), child(field, "resource"));
   if (!hasService) return [fieldErrors.invalid(field, "", "resource or service backend is required")];
   const errs: FieldError[] = [];
-  const svc = rec(backend.service);
-  const name = stringOf(svc.name) ?? "";
+  const svc = objOf(backend.service);
+  const name = str(svc.name) ?? "";
   if (name === "") errs.push(fieldErrors.required(child(field, "service", "name"), ""));
   else for (const msg of isDNS1035Label(name)) errs.push(fieldErrors.invalid(child(field, "service", "name"), name, msg));
-  const port = rec(svc.port);
-  const portName = stringOf(port.name) ?? "";
+  const port = objOf(svc.port);
+  const portName = str(port.name) ?? "";
   const portNumber = typeof port.number === "number" ? port.number : 0;
   if (portName !== "" && portNumber !== 0) errs.push(fieldErrors.invalid(field, "", "cannot set both port name & port number"));
   else if (portName !== "") for (const msg of isValidPortName(portName)) errs.push(fieldErrors.invalid(child(field, "service", "port", "name"), portName, msg));
@@ -70,7 +69,7 @@ function validatePath(p: Json, field: string): FieldError[] {
   const errs: FieldError[] = [];
   const type = p.pathType;
   if (type === undefined || type === null) return [fieldErrors.required(child(field, "pathType"), "pathType must be specified")];
-  const path = stringOf(p.path) ?? "";
+  const path = str(p.path) ?? "";
   switch (type) {
     case "Exact":
     case "Prefix":
@@ -86,17 +85,17 @@ function validatePath(p: Json, field: string): FieldError[] {
     default:
       errs.push(fieldErrors.notSupported(child(field, "pathType"), type, pathTypes));
   }
-  errs.push(...validateBackend(rec(p.backend), child(field, "backend")));
+  errs.push(...validateBackend(objOf(p.backend), child(field, "backend")));
   return errs;
 }
 
 function validateRuleValue(rule: Json, field: string): FieldError[] {
-  const http = asRecord(rule.http);
+  const http = rec(rule.http);
   if (!http) return [];
   const errs: FieldError[] = [];
-  const paths = listOf<unknown>(http.paths);
+  const paths = list<unknown>(http.paths);
   if (paths.length === 0) errs.push(fieldErrors.required(child(field, "http", "paths"), ""));
-  paths.forEach((p, i) => errs.push(...validatePath(rec(p), index(child(field, "http", "paths"), i))));
+  paths.forEach((p, i) => errs.push(...validatePath(objOf(p), index(child(field, "http", "paths"), i))));
   return errs;
 }
 
@@ -106,21 +105,21 @@ function validateTLSSecretName(name: string): string[] {
 
 /** ValidateIngressSpec. */
 export function validateIngressSpec(obj: KubeObject, old: KubeObject | undefined): FieldError[] {
-  const spec = rec(obj.spec);
+  const spec = objOf(obj.spec);
   const errs: FieldError[] = [];
-  const rules = listOf<unknown>(spec.rules).map(rec);
+  const rules = list<unknown>(spec.rules).map(objOf);
   const hasDefault = spec.defaultBackend !== undefined && spec.defaultBackend !== null;
   if (rules.length === 0 && !hasDefault) errs.push(fieldErrors.invalid("spec", spec.rules ?? null, "either `defaultBackend` or `rules` must be specified"));
-  if (hasDefault) errs.push(...validateBackend(rec(spec.defaultBackend), "spec.defaultBackend"));
+  if (hasDefault) errs.push(...validateBackend(objOf(spec.defaultBackend), "spec.defaultBackend"));
   // Stored objects that predate a rule keep validating (allowInvalidWildcardHostRule, allowInvalidSecretName).
-  const oldSpec = rec(old?.spec);
+  const oldSpec = objOf(old?.spec);
   const allowInvalidWildcard =
-    old !== undefined && listOf<unknown>(oldSpec.rules).map(rec).some((r) => (stringOf(r.host) ?? "").includes("*") && validateRuleValue(r, "").length > 0);
+    old !== undefined && list<unknown>(oldSpec.rules).map(objOf).some((r) => (str(r.host) ?? "").includes("*") && validateRuleValue(r, "").length > 0);
   const allowInvalidSecret =
-    old !== undefined && listOf<unknown>(oldSpec.tls).map(rec).some((t) => validateTLSSecretName(stringOf(t.secretName) ?? "").length > 0);
+    old !== undefined && list<unknown>(oldSpec.tls).map(objOf).some((t) => validateTLSSecretName(str(t.secretName) ?? "").length > 0);
   rules.forEach((rule, i) => {
     const p = index("spec.rules", i);
-    const host = stringOf(rule.host) ?? "";
+    const host = str(rule.host) ?? "";
     let wildcard = false;
     if (host.length > 0) {
       if (parseIP(host)) errs.push(fieldErrors.invalid(child(p, "host"), host, "must be a DNS name, not an IP address"));
@@ -131,15 +130,15 @@ export function validateIngressSpec(obj: KubeObject, old: KubeObject | undefined
     }
     if (!wildcard || !allowInvalidWildcard) errs.push(...validateRuleValue(rule, p));
   });
-  listOf<unknown>(spec.tls).map(rec).forEach((tls, i) => {
+  list<unknown>(spec.tls).map(objOf).forEach((tls, i) => {
     const p = index("spec.tls", i);
-    listOf<unknown>(tls.hosts).forEach((h, j) => {
+    list<unknown>(tls.hosts).forEach((h, j) => {
       const host = typeof h === "string" ? h : "";
       const check = host.includes("*") ? isWildcardDNS1123Subdomain(host) : isDNS1123Subdomain(host);
       for (const msg of check) errs.push(fieldErrors.invalid(index(child(p, "hosts"), j), host, msg));
     });
     if (!allowInvalidSecret) {
-      const secret = stringOf(tls.secretName) ?? "";
+      const secret = str(tls.secretName) ?? "";
       for (const msg of validateTLSSecretName(secret)) errs.push(fieldErrors.invalid(child(p, "secretName"), secret, msg));
     }
   });
@@ -152,11 +151,11 @@ export function validateIngressSpec(obj: KubeObject, old: KubeObject | undefined
 /** ValidateIngressLoadBalancerStatus. */
 export function validateIngressStatus(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
-  listOf<unknown>(rec(rec(obj.status).loadBalancer).ingress).map(rec).forEach((ing, i) => {
+  list<unknown>(objOf(objOf(obj.status).loadBalancer).ingress).map(objOf).forEach((ing, i) => {
     const p = index("status.loadBalancer.ingress", i);
-    const ip = stringOf(ing.ip) ?? "";
+    const ip = str(ing.ip) ?? "";
     if (ip.length > 0 && !parseIP(ip)) errs.push(fieldErrors.invalid(child(p, "ip"), ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"));
-    const hostname = stringOf(ing.hostname) ?? "";
+    const hostname = str(ing.hostname) ?? "";
     if (hostname.length > 0) {
       for (const msg of isDNS1123Subdomain(hostname)) errs.push(fieldErrors.invalid(child(p, "hostname"), hostname, msg));
       if (parseIP(hostname)) errs.push(fieldErrors.invalid(child(p, "hostname"), hostname, "must be a DNS name, not an IP address"));
@@ -183,7 +182,7 @@ export const ingressStrategy: ResourceStrategy = defineStrategy({
   validateCreate: (obj) => {
     const errs = validateIngressSpec(obj, undefined);
     const ann = obj.metadata?.annotations?.[ingressClassAnnotation];
-    const className = rec(obj.spec).ingressClassName;
+    const className = objOf(obj.spec).ingressClassName;
     if (ann !== undefined && typeof className === "string" && ann !== className) {
       // Upstream builds this path with Child, not Key: "annotations.kubernetes.io/ingress.class".
       errs.push(fieldErrors.invalid(child("annotations", ingressClassAnnotation), ann, "must match `ingressClassName` when both are specified"));

@@ -13,7 +13,7 @@ import { defineStrategy } from "./define.js";
 import { pathSegmentErrors } from "./identifiers.js";
 import { validateImmutableField } from "./meta.js";
 import { child, index } from "./path.js";
-import { asRecord, listOf, stringOf } from "./shape.js";
+import { rec, list, str } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 /** ValidateIPAddressName: the name is an IP in canonical form (no generateName prefixes). */
@@ -22,18 +22,18 @@ export function ipAddressName(name: string): string[] {
 }
 
 function validateParentRef(obj: KubeObject): FieldError[] {
-  const ref = asRecord(asRecord(obj.spec)?.parentRef);
+  const ref = rec(rec(obj.spec)?.parentRef);
   if (!ref) return [fieldErrors.required("spec.parentRef", "")];
   const p = "spec.parentRef";
   const errs: FieldError[] = [];
-  const group = stringOf(ref.group) ?? "";
+  const group = str(ref.group) ?? "";
   if (group !== "") for (const msg of isDNS1123Subdomain(group)) errs.push(fieldErrors.invalid(child(p, "group"), group, msg));
   for (const k of ["resource", "name"]) {
-    const v = stringOf(ref[k]) ?? "";
+    const v = str(ref[k]) ?? "";
     if (v === "") errs.push(fieldErrors.required(child(p, k), ""));
     else for (const msg of pathSegmentErrors(v)) errs.push(fieldErrors.invalid(child(p, k), v, msg));
   }
-  const ns = stringOf(ref.namespace) ?? "";
+  const ns = str(ref.namespace) ?? "";
   if (ns !== "") for (const msg of pathSegmentErrors(ns)) errs.push(fieldErrors.invalid(child(p, "namespace"), ns, msg));
   return errs;
 }
@@ -52,11 +52,11 @@ export const ipAddressStrategy: ResourceStrategy = defineStrategy({
   },
   nameFn: (name) => ipAddressName(name),
   validateCreate: validateParentRef,
-  validateUpdate: (obj, old) => validateImmutableField(asRecord(obj.spec)?.parentRef, asRecord(old.spec)?.parentRef, "spec.parentRef"),
+  validateUpdate: (obj, old) => validateImmutableField(rec(obj.spec)?.parentRef, rec(old.spec)?.parentRef, "spec.parentRef"),
 });
 
 export function validateServiceCIDRSpec(obj: KubeObject): FieldError[] {
-  const cidrs = listOf<unknown>(asRecord(obj.spec)?.cidrs);
+  const cidrs = list<unknown>(rec(obj.spec)?.cidrs);
   const p = "spec.cidrs";
   if (cidrs.length === 0) return [fieldErrors.required(p, "at least one CIDR required")];
   if (cidrs.length > 2) return [fieldErrors.invalid(p, obj.spec, "may only hold up to 2 values")];
@@ -87,5 +87,5 @@ export const serviceCIDRStrategy: ResourceStrategy = defineStrategy({
   subresources: { status: true },
   nameFn: nameIsDNSSubdomain,
   validateCreate: validateServiceCIDRSpec,
-  validateUpdate: (obj, old) => validateImmutableField(asRecord(obj.spec)?.cidrs, asRecord(old.spec)?.cidrs, "spec.cidrs"),
+  validateUpdate: (obj, old) => validateImmutableField(rec(obj.spec)?.cidrs, rec(old.spec)?.cidrs, "spec.cidrs"),
 });

@@ -36,7 +36,7 @@ import { validateImmutableField, validateLabelSelector, validateNonnegative } fr
 import { child, index, key } from "./path.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
 import { validatePodTemplateSpec } from "./podvalidation.js";
-import { asRecord, ensureRecord, listOf, stringMapOf } from "./shape.js";
+import { rec, ensureRecord, list, stringMapOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 export const legacyJobNameLabel = "job-name";
@@ -79,9 +79,9 @@ export function defaultJobSpec(spec: JobSpec & Record<string, unknown>): void {
 
 /** SetDefaults_PodFailurePolicyOnPodConditionsPattern: status True. */
 export function defaultPodFailurePolicy(spec: JobSpec): void {
-  for (const rule of listOf<Record<string, unknown>>(asRecord(spec.podFailurePolicy)?.rules)) {
-    for (const pattern of listOf<Record<string, unknown>>(asRecord(rule)?.onPodConditions)) {
-      if (asRecord(pattern) && !pattern.status) pattern.status = "True";
+  for (const rule of list<Record<string, unknown>>(rec(spec.podFailurePolicy)?.rules)) {
+    for (const pattern of list<Record<string, unknown>>(rec(rule)?.onPodConditions)) {
+      if (rec(pattern) && !pattern.status) pattern.status = "True";
     }
   }
 }
@@ -90,15 +90,15 @@ export function defaultJob(obj: KubeObject): void {
   const spec = ensureRecord(obj, "spec") as (JobSpec & Record<string, unknown>) | undefined;
   if (!spec) return;
   defaultJobSpec(spec);
-  const labels = stringMapOf(asRecord(asRecord(spec.template)?.metadata)?.labels);
+  const labels = stringMapOf(rec(rec(spec.template)?.metadata)?.labels);
   const meta = metaOf(obj);
   if (labels && Object.keys(meta.labels ?? {}).length === 0) meta.labels = { ...labels };
-  if (asRecord(spec.template)) defaultPodTemplateSpec(spec.template as PodTemplateSpec);
+  if (rec(spec.template)) defaultPodTemplateSpec(spec.template as PodTemplateSpec);
 }
 
 /** generateSelector: the labels and selector that tie the pods to this Job. */
 export function generateJobSelector(obj: KubeObject): void {
-  const spec = asRecord(obj.spec) as (JobSpec & Record<string, unknown>) | undefined;
+  const spec = rec(obj.spec) as (JobSpec & Record<string, unknown>) | undefined;
   if (!spec || spec.manualSelector === true) return;
   const template = ensureRecord(spec, "template");
   const tmeta = template && ensureRecord(template, "metadata");
@@ -121,7 +121,7 @@ export function generateJobSelector(obj: KubeObject): void {
  */
 export function prepareJobForCreate(obj: KubeObject): void {
   generateJobSelector(obj);
-  const labels = stringMapOf(asRecord(asRecord(asRecord(obj.spec)?.template)?.metadata)?.labels);
+  const labels = stringMapOf(rec(rec(rec(obj.spec)?.template)?.metadata)?.labels);
   const meta = metaOf(obj);
   if (labels && Object.keys(meta.labels ?? {}).length === 0) meta.labels = { ...labels };
 }
@@ -176,11 +176,11 @@ const conditionStatuses = ["False", "True", "Unknown"];
 
 function validatePodFailurePolicy(spec: JobSpec, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  const rules = listOf<Record<string, unknown>>(asRecord(spec.podFailurePolicy)?.rules);
+  const rules = list<Record<string, unknown>>(rec(spec.podFailurePolicy)?.rules);
   const rulesPath = child(field, "rules");
   if (rules.length > maxPodFailurePolicyRules) errs.push(fieldErrors.tooMany(rulesPath, rules.length, maxPodFailurePolicyRules));
   const containerNames = new Set<string>();
-  for (const c of [...listOf<{ name?: string }>(spec.template?.spec?.containers), ...listOf<{ name?: string }>(spec.template?.spec?.initContainers)]) {
+  for (const c of [...list<{ name?: string }>(spec.template?.spec?.containers), ...list<{ name?: string }>(spec.template?.spec?.initContainers)]) {
     if (typeof c?.name === "string") containerNames.add(c.name);
   }
   rules.forEach((rule, i) => {
@@ -193,7 +193,7 @@ function validatePodFailurePolicy(spec: JobSpec, field: string): FieldError[] {
     } else if (typeof action !== "string" || !podFailurePolicyActions.includes(action)) {
       errs.push(fieldErrors.notSupported(ap, action, podFailurePolicyActions));
     }
-    const onExit = asRecord(rule?.onExitCodes);
+    const onExit = rec(rule?.onExitCodes);
     if (onExit) {
       const ep = child(rp, "onExitCodes");
       const op = onExit.operator;
@@ -202,7 +202,7 @@ function validatePodFailurePolicy(spec: JobSpec, field: string): FieldError[] {
       if (typeof onExit.containerName === "string" && !containerNames.has(onExit.containerName)) {
         errs.push(fieldErrors.invalid(child(ep, "containerName"), onExit.containerName, "must be one of the container or initContainer names in the pod template"));
       }
-      const values = listOf<number>(onExit.values);
+      const values = list<number>(onExit.values);
       const vp = child(ep, "values");
       if (values.length === 0) errs.push(fieldErrors.invalid(vp, onExit.values ?? null, "at least one value is required"));
       else if (values.length > maxPodFailurePolicyOnExitCodesValues) errs.push(fieldErrors.tooMany(vp, values.length, maxPodFailurePolicyOnExitCodesValues));
@@ -216,7 +216,7 @@ function validatePodFailurePolicy(spec: JobSpec, field: string): FieldError[] {
       });
       if (!ordered) errs.push(fieldErrors.invalid(vp, values, "must be ordered"));
     }
-    const patterns = listOf<Record<string, unknown>>(rule?.onPodConditions);
+    const patterns = list<Record<string, unknown>>(rule?.onPodConditions);
     if (patterns.length > 0) {
       const pp = child(rp, "onPodConditions");
       if (patterns.length > maxPodFailurePolicyOnPodConditionsPatterns) errs.push(fieldErrors.tooMany(pp, patterns.length, maxPodFailurePolicyOnPodConditionsPatterns));
@@ -261,7 +261,7 @@ function validateIndexesFormat(indexes: string, completions: number): { count: n
 
 function validateSuccessPolicy(spec: JobSpec, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  const rules = listOf<Record<string, unknown>>(asRecord(spec.successPolicy)?.rules);
+  const rules = list<Record<string, unknown>>(rec(spec.successPolicy)?.rules);
   const rp = child(field, "rules");
   if (rules.length === 0) errs.push(fieldErrors.required(rp, "at least one rules must be specified when the successPolicy is specified"));
   if (rules.length > maxSuccessPolicyRule) errs.push(fieldErrors.tooMany(rp, rules.length, maxSuccessPolicyRule));
@@ -453,7 +453,7 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
     }
   } else errs.push(...validateImmutableField(spec?.completions, oldSpec?.completions, "spec.completions"));
   errs.push(...validateImmutableField(spec?.selector, oldSpec?.selector, "spec.selector"));
-  const mutableScheduling = oldSpec?.suspend === true && (asRecord(old.status)?.startTime ?? null) === null;
+  const mutableScheduling = oldSpec?.suspend === true && (rec(old.status)?.startTime ?? null) === null;
   errs.push(...validatePodTemplateUpdate(spec, oldSpec, mutableScheduling));
   errs.push(...validateImmutableField(spec?.completionMode, oldSpec?.completionMode, "spec.completionMode"));
   errs.push(...validateImmutableField(spec?.podFailurePolicy, oldSpec?.podFailurePolicy, "spec.podFailurePolicy"));
@@ -464,22 +464,22 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
 }
 
 function conditionTrue(status: Record<string, unknown>, type: string): boolean {
-  return listOf<Record<string, unknown>>(status.conditions).some((c) => c?.type === type && c?.status === "True");
+  return list<Record<string, unknown>>(status.conditions).some((c) => c?.type === type && c?.status === "True");
 }
 
 /** The status checks of validateJobStatus / ValidateJobStatusUpdate that every writer must honour. */
 export function validateJobStatusUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const st = asRecord(obj.status) ?? {};
-  const oldSt = asRecord(old.status) ?? {};
+  const st = rec(obj.status) ?? {};
+  const oldSt = rec(old.status) ?? {};
   const errs: FieldError[] = [];
   const n = (k: string) => (typeof st[k] === "number" ? (st[k] as number) : 0);
   for (const k of ["active", "succeeded", "failed"]) errs.push(...validateNonnegative(n(k), `status.${k}`));
   for (const k of ["ready", "terminating"]) if (typeof st[k] === "number") errs.push(...validateNonnegative(st[k] as number, `status.${k}`));
-  const uncounted = asRecord(st.uncountedTerminatedPods);
+  const uncounted = rec(st.uncountedTerminatedPods);
   if (uncounted) {
     const seen = new Set<string>();
     for (const k of ["succeeded", "failed"]) {
-      listOf<unknown>(uncounted[k]).forEach((uid, i) => {
+      list<unknown>(uncounted[k]).forEach((uid, i) => {
         const p = index(`status.uncountedTerminatedPods.${k}`, i);
         if (uid === "") errs.push(fieldErrors.invalid(p, uid, "must not be empty"));
         else if (seen.has(String(uid))) errs.push(fieldErrors.duplicate(p, uid));
@@ -531,5 +531,5 @@ export const jobStrategy: ResourceStrategy = defineStrategy({
   },
   validateStatus: validateJobStatusUpdate,
   orphanDependentsByDefault: { warning: jobDeleteWarning },
-  fields: (obj) => ({ "status.successful": String((asRecord(obj.status)?.succeeded as number | undefined) ?? 0) }),
+  fields: (obj) => ({ "status.successful": String((rec(obj.status)?.succeeded as number | undefined) ?? 0) }),
 });

@@ -12,7 +12,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { isQualifiedName, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
 import { child, index, key } from "./path.js";
-import { asRecord, listOf } from "./shape.js";
+import { rec, list } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 import { quantityValue, validateResourceQuantityValue } from "./volumequantity.js";
 
@@ -20,13 +20,13 @@ type Json = Record<string, unknown>;
 const standardLimitTypes = new Set(["Pod", "Container", "PersistentVolumeClaim"]);
 
 export function defaultLimitRange(obj: KubeObject): void {
-  for (const item of listOf<Json>(asRecord(obj.spec)?.limits)) {
-    if (!asRecord(item) || item.type !== "Container") continue;
-    const def: Json = { ...(asRecord(item.default) ?? {}) };
-    const req: Json = { ...(asRecord(item.defaultRequest) ?? {}) };
-    for (const [k, v] of Object.entries(asRecord(item.max) ?? {})) if (!(k in def)) def[k] = v;
+  for (const item of list<Json>(rec(obj.spec)?.limits)) {
+    if (!rec(item) || item.type !== "Container") continue;
+    const def: Json = { ...(rec(item.default) ?? {}) };
+    const req: Json = { ...(rec(item.defaultRequest) ?? {}) };
+    for (const [k, v] of Object.entries(rec(item.max) ?? {})) if (!(k in def)) def[k] = v;
     for (const [k, v] of Object.entries(def)) if (!(k in req)) req[k] = v;
-    for (const [k, v] of Object.entries(asRecord(item.min) ?? {})) if (!(k in req)) req[k] = v;
+    for (const [k, v] of Object.entries(rec(item.min) ?? {})) if (!(k in req)) req[k] = v;
     // Empty maps are omitted on the wire.
     if (Object.keys(def).length > 0) item.default = def;
     if (Object.keys(req).length > 0) item.defaultRequest = req;
@@ -55,7 +55,7 @@ function validateItem(item: Json, p: string, seen: Set<string>): FieldError[] {
   const raw: Record<string, Json> = {};
   const keys = new Set<string>();
   for (const field of ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"]) {
-    const m = asRecord(item[field]) ?? {};
+    const m = rec(item[field]) ?? {};
     raw[field] = m;
     if (type === "Pod" && (field === "default" || field === "defaultRequest")) {
       if (Object.keys(m).length > 0) errs.push(fieldErrors.forbidden(child(p, field), "may not be specified when `type` is 'Pod'"));
@@ -118,7 +118,7 @@ function validateItem(item: Json, p: string, seen: Set<string>): FieldError[] {
 export function validateLimitRangeSpec(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
-  listOf<unknown>(asRecord(obj.spec)?.limits).forEach((item, i) => errs.push(...validateItem(asRecord(item) ?? {}, index("spec.limits", i), seen)));
+  list<unknown>(rec(obj.spec)?.limits).forEach((item, i) => errs.push(...validateItem(rec(item) ?? {}, index("spec.limits", i), seen)));
   return errs;
 }
 

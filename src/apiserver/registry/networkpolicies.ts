@@ -13,20 +13,19 @@ import { cidrContains, parseCIDR, validateCIDRLegacy } from "./cidrs.js";
 import { defineStrategy } from "./define.js";
 import { validateLabelSelector } from "./meta.js";
 import { child, index } from "./path.js";
-import { asRecord, ensureRecord, listOf } from "./shape.js";
+import { rec, ensureRecord, list, objOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 type Json = Record<string, unknown>;
-const rec = (v: unknown): Json => asRecord(v) ?? {};
 
 export function defaultNetworkPolicy(obj: KubeObject): void {
   const spec = ensureRecord(obj, "spec");
   if (!spec) return;
   for (const dir of ["ingress", "egress"]) {
-    for (const rule of listOf<unknown>(spec[dir])) for (const port of listOf<Json>(rec(rule).ports)) if (asRecord(port)) port.protocol ??= "TCP";
+    for (const rule of list<unknown>(spec[dir])) for (const port of list<Json>(objOf(rule).ports)) if (rec(port)) port.protocol ??= "TCP";
   }
-  if (listOf(spec.policyTypes).length === 0 && !(spec.policyTypes !== undefined && spec.policyTypes !== null && !Array.isArray(spec.policyTypes))) {
-    spec.policyTypes = listOf(spec.egress).length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
+  if (list(spec.policyTypes).length === 0 && !(spec.policyTypes !== undefined && spec.policyTypes !== null && !Array.isArray(spec.policyTypes))) {
+    spec.policyTypes = list(spec.egress).length > 0 ? ["Ingress", "Egress"] : ["Ingress"];
   }
 }
 
@@ -63,7 +62,7 @@ function validateIPBlock(block: Json, field: string): FieldError[] {
   const errs = validateCIDRLegacy(cidr, child(field, "cidr"));
   const outer = parseCIDR(cidr);
   if (!outer) return errs;
-  listOf<unknown>(block.except).forEach((e, i) => {
+  list<unknown>(block.except).forEach((e, i) => {
     const p = index(child(field, "except"), i);
     const s = typeof e === "string" ? e : "";
     const bad = validateCIDRLegacy(s, p);
@@ -86,7 +85,7 @@ function validatePeer(peer: Json, field: string): FieldError[] {
   const hasBlock = peer.ipBlock !== undefined && peer.ipBlock !== null;
   if (hasBlock) {
     n++;
-    errs.push(...validateIPBlock(rec(peer.ipBlock), child(field, "ipBlock")));
+    errs.push(...validateIPBlock(objOf(peer.ipBlock), child(field, "ipBlock")));
   }
   if (n === 0) errs.push(fieldErrors.required(field, "must specify a peer"));
   else if (n > 1 && hasBlock) errs.push(fieldErrors.forbidden(field, "may not specify both ipBlock and another peer"));
@@ -94,19 +93,19 @@ function validatePeer(peer: Json, field: string): FieldError[] {
 }
 
 export function validateNetworkPolicySpec(obj: KubeObject): FieldError[] {
-  const spec = rec(obj.spec);
-  const errs = validateLabelSelector(rec(spec.podSelector) as never, "spec.podSelector");
+  const spec = objOf(obj.spec);
+  const errs = validateLabelSelector(objOf(spec.podSelector) as never, "spec.podSelector");
   for (const [dir, peers] of [
     ["ingress", "from"],
     ["egress", "to"],
   ] as const) {
-    listOf<unknown>(spec[dir]).map(rec).forEach((rule, i) => {
+    list<unknown>(spec[dir]).map(objOf).forEach((rule, i) => {
       const p = index(child("spec", dir), i);
-      listOf<unknown>(rule.ports).forEach((port, j) => errs.push(...validatePort(rec(port), index(child(p, "ports"), j))));
-      listOf<unknown>(rule[peers]).forEach((peer, j) => errs.push(...validatePeer(rec(peer), index(child(p, peers), j))));
+      list<unknown>(rule.ports).forEach((port, j) => errs.push(...validatePort(objOf(port), index(child(p, "ports"), j))));
+      list<unknown>(rule[peers]).forEach((peer, j) => errs.push(...validatePeer(objOf(peer), index(child(p, peers), j))));
     });
   }
-  const types = listOf<unknown>(spec.policyTypes);
+  const types = list<unknown>(spec.policyTypes);
   if (types.length > 2) {
     errs.push(fieldErrors.invalid("spec.policyTypes", types, "may not specify more than two policyTypes"));
     return errs;

@@ -24,7 +24,7 @@ import { semanticDeepEqual } from "./equality.js";
 import { validateImmutableField, validateLabelSelector } from "./meta.js";
 import { child, key } from "./path.js";
 import { jsonDiff } from "./podvalidation.js";
-import { asRecord, ensureRecord, listOf, stringOf } from "./shape.js";
+import { rec, ensureRecord, list, str } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 import { quantityValue, validatePositiveQuantity, validateResourceQuantityValue } from "./volumequantity.js";
 
@@ -60,11 +60,11 @@ export function defaultPersistentVolume(obj: KubeObject): void {
 
 function validateAccessModes(modes: unknown, field: string, required: string): FieldError[] {
   const errs: FieldError[] = [];
-  const list = listOf<unknown>(modes);
-  if (list.length === 0) errs.push(fieldErrors.required(field, required));
+  const items = list<unknown>(modes);
+  if (items.length === 0) errs.push(fieldErrors.required(field, required));
   let rwop = false;
   let other = false;
-  for (const m of list) {
+  for (const m of items) {
     if (typeof m !== "string" || !accessModes.includes(m)) errs.push(fieldErrors.notSupported(field, m, accessModes));
     else if (m === "ReadWriteOncePod") rwop = true;
     else other = true;
@@ -97,21 +97,21 @@ function validateVolumeSource(spec: Record<string, unknown>, field: string): Fie
       continue;
     }
     count++;
-    const s = asRecord(v) ?? {};
+    const s = rec(v) ?? {};
     const p = child(field, src);
     switch (src) {
       case "hostPath":
       case "local":
-        if (!stringOf(s.path)) errs.push(fieldErrors.required(child(p, "path"), ""));
+        if (!str(s.path)) errs.push(fieldErrors.required(child(p, "path"), ""));
         break;
       case "nfs":
-        if (!stringOf(s.server)) errs.push(fieldErrors.required(child(p, "server"), ""));
-        if (!stringOf(s.path)) errs.push(fieldErrors.required(child(p, "path"), ""));
-        else if (!stringOf(s.path)!.startsWith("/")) errs.push(fieldErrors.invalid(child(p, "path"), s.path, "must be an absolute path"));
+        if (!str(s.server)) errs.push(fieldErrors.required(child(p, "server"), ""));
+        if (!str(s.path)) errs.push(fieldErrors.required(child(p, "path"), ""));
+        else if (!str(s.path)!.startsWith("/")) errs.push(fieldErrors.invalid(child(p, "path"), s.path, "must be an absolute path"));
         break;
       case "csi":
-        if (!stringOf(s.driver)) errs.push(fieldErrors.required(child(p, "driver"), ""));
-        if (!stringOf(s.volumeHandle)) errs.push(fieldErrors.required(child(p, "volumeHandle"), ""));
+        if (!str(s.driver)) errs.push(fieldErrors.required(child(p, "driver"), ""));
+        if (!str(s.volumeHandle)) errs.push(fieldErrors.required(child(p, "volumeHandle"), ""));
         break;
     }
   }
@@ -121,10 +121,10 @@ function validateVolumeSource(spec: Record<string, unknown>, field: string): Fie
 
 /** ValidatePersistentVolumeSpec (not inline). */
 export function validatePersistentVolumeSpec(obj: KubeObject): FieldError[] {
-  const spec = asRecord(obj.spec) ?? {};
+  const spec = rec(obj.spec) ?? {};
   const errs: FieldError[] = [];
   errs.push(...validateAccessModes(spec.accessModes, "spec.accessModes", ""));
-  const capacity = asRecord(spec.capacity);
+  const capacity = rec(spec.capacity);
   const capKeys = Object.keys(capacity ?? {});
   if (capKeys.length === 0) errs.push(fieldErrors.required("spec.capacity", ""));
   if (!capacity || !("storage" in capacity) || capKeys.length > 1) errs.push(fieldErrors.notSupported("spec.capacity", capacity ?? null, ["storage"]));
@@ -141,17 +141,17 @@ export function validatePersistentVolumeSpec(obj: KubeObject): FieldError[] {
     errs.push(fieldErrors.notSupported("spec.persistentVolumeReclaimPolicy", rp, reclaimPolicies));
   }
   errs.push(...validateVolumeSource(spec, "spec"));
-  const hostPath = stringOf(asRecord(spec.hostPath)?.path);
+  const hostPath = str(rec(spec.hostPath)?.path);
   if (hostPath !== undefined && hostPath.replace(/\/+$/, "") === "" && hostPath.startsWith("/") && rp === "Recycle") {
     errs.push(fieldErrors.forbidden("spec.persistentVolumeReclaimPolicy", "may not be 'recycle' for a hostPath mount of '/'"));
   }
-  const claimRef = asRecord(spec.claimRef);
-  if (claimRef && stringOf(claimRef.name) === undefined) errs.push(fieldErrors.required("spec.claimRef.name", ""));
+  const claimRef = rec(spec.claimRef);
+  if (claimRef && str(claimRef.name) === undefined) errs.push(fieldErrors.required("spec.claimRef.name", ""));
   return errs;
 }
 
 function sourceOf(obj: KubeObject): Record<string, unknown> {
-  const spec = asRecord(obj.spec) ?? {};
+  const spec = rec(obj.spec) ?? {};
   const out: Record<string, unknown> = {};
   for (const s of pvSources) if (spec[s] !== undefined) out[s] = spec[s];
   return out;
@@ -192,7 +192,7 @@ export const persistentVolumeStrategy: ResourceStrategy = defineStrategy({
   validateSpec: validatePersistentVolumeSpec,
   validateUpdate: validatePersistentVolumeUpdate,
   validateStatus: (obj) => {
-    const phase = asRecord(obj.status)?.phase;
+    const phase = rec(obj.status)?.phase;
     if (phase !== undefined && phase !== "" && (typeof phase !== "string" || !pvPhases.includes(phase))) {
       return [fieldErrors.notSupported("status.phase", phase, pvPhases)];
     }
@@ -206,8 +206,8 @@ export const persistentVolumeStrategy: ResourceStrategy = defineStrategy({
 export function validatePersistentVolumeClaimSpec(spec: Record<string, unknown>, field: string): FieldError[] {
   const errs: FieldError[] = [];
   errs.push(...validateAccessModes(spec.accessModes, child(field, "accessModes"), "at least 1 access mode is required"));
-  if (asRecord(spec.selector)) errs.push(...validateLabelSelector(spec.selector as never, child(field, "selector")));
-  const requests = asRecord(asRecord(spec.resources)?.requests);
+  if (rec(spec.selector)) errs.push(...validateLabelSelector(spec.selector as never, child(field, "selector")));
+  const requests = rec(rec(spec.resources)?.requests);
   const sp = key(child(field, "resources"), "storage");
   if (!requests || !("storage" in requests)) errs.push(fieldErrors.required(sp, ""));
   else {
@@ -218,11 +218,11 @@ export function validatePersistentVolumeClaimSpec(spec: Record<string, unknown>,
   errs.push(...validateVolumeMode(spec.volumeMode, child(field, "volumeMode")));
   errs.push(...validateClassName(spec.volumeAttributesClassName, child(field, "volumeAttributesClassName")));
   for (const k of ["dataSource", "dataSourceRef"]) {
-    const ds = asRecord(spec[k]);
+    const ds = rec(spec[k]);
     if (!ds) continue;
-    if (!stringOf(ds.name)) errs.push(fieldErrors.required(child(field, k, "name"), ""));
-    if (!stringOf(ds.kind)) errs.push(fieldErrors.required(child(field, k, "kind"), ""));
-    const group = stringOf(ds.apiGroup) ?? "";
+    if (!str(ds.name)) errs.push(fieldErrors.required(child(field, k, "name"), ""));
+    if (!str(ds.kind)) errs.push(fieldErrors.required(child(field, k, "kind"), ""));
+    const group = str(ds.apiGroup) ?? "";
     if (group === "" && ds.kind !== undefined && ds.kind !== "PersistentVolumeClaim") {
       errs.push(fieldErrors.invalid(child(field, k), ds.kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
     }
@@ -230,14 +230,14 @@ export function validatePersistentVolumeClaimSpec(spec: Record<string, unknown>,
   return errs;
 }
 
-const storageOf = (o: KubeObject): unknown => asRecord(asRecord(asRecord(o.spec)?.resources)?.requests)?.storage;
+const storageOf = (o: KubeObject): unknown => rec(rec(rec(o.spec)?.resources)?.requests)?.storage;
 
 export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
-  const next = structuredClone(asRecord(obj.spec) ?? {});
-  const prev = structuredClone(asRecord(old.spec) ?? {});
+  const next = structuredClone(rec(obj.spec) ?? {});
+  const prev = structuredClone(rec(old.spec) ?? {});
   // The volume name may be set once (the binder does it).
-  if (!stringOf(prev.volumeName)) prev.volumeName = next.volumeName;
+  if (!str(prev.volumeName)) prev.volumeName = next.volumeName;
   const oldAnn = old.metadata?.annotations?.[betaStorageClassAnnotation];
   const newAnn = obj.metadata?.annotations?.[betaStorageClassAnnotation];
   // Moving the beta annotation into spec.storageClassName is the one class change allowed.
@@ -248,7 +248,7 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
   }
   // Requests may change; volumeAttributesClassName too (VolumeAttributesClass is GA).
   for (const s of [next, prev]) {
-    const res = asRecord(s.resources);
+    const res = rec(s.resources);
     if (res) s.resources = { ...res, requests: undefined };
     delete s.volumeAttributesClassName;
   }
@@ -261,7 +261,7 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
   const oldSize = quantityValue(storageOf(old), "").value;
   if (newSize !== undefined && oldSize !== undefined && newSize < oldSize) {
     // RecoverVolumeExpansionFailure (GA): a request may shrink back down to the recorded capacity.
-    const capacity = asRecord(asRecord(old.status)?.capacity)?.storage;
+    const capacity = rec(rec(old.status)?.capacity)?.storage;
     const cap = quantityValue(capacity, "").value;
     if (cap === undefined || newSize <= cap) {
       errs.push(fieldErrors.forbidden("spec.resources.requests.storage", cap === undefined ? "field can not be less than previous value" : "field can not be less than status.capacity"));
@@ -289,16 +289,16 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = defineStrategy({
   nameFn: nameIsDNSSubdomain,
   defaults: defaultPersistentVolumeClaim,
   emptyStatus: () => ({ phase: "Pending" }),
-  validateSpec: (obj) => validatePersistentVolumeClaimSpec(asRecord(obj.spec) ?? {}, "spec"),
+  validateSpec: (obj) => validatePersistentVolumeClaimSpec(rec(obj.spec) ?? {}, "spec"),
   validateUpdate: validatePersistentVolumeClaimUpdate,
   validateStatus: (obj) => {
-    const st = asRecord(obj.status) ?? {};
+    const st = rec(obj.status) ?? {};
     const errs: FieldError[] = [];
     const phase = st.phase;
     if (phase !== undefined && phase !== "" && (typeof phase !== "string" || !pvcPhases.includes(phase))) {
       errs.push(fieldErrors.notSupported("status.phase", phase, pvcPhases));
     }
-    const cap = asRecord(st.capacity) ?? {};
+    const cap = rec(st.capacity) ?? {};
     for (const k of Object.keys(cap)) errs.push(...validateResourceQuantityValue(k, cap[k], key("status.capacity", k)));
     return errs;
   },
@@ -308,5 +308,5 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = defineStrategy({
 export function claimStorageClass(obj: KubeObject): string {
   const ann = obj.metadata?.annotations?.[betaStorageClassAnnotation];
   if (ann !== undefined) return ann;
-  return stringOf(asRecord(obj.spec)?.storageClassName) ?? "";
+  return str(rec(obj.spec)?.storageClassName) ?? "";
 }

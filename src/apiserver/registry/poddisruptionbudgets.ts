@@ -14,7 +14,7 @@ import { isNotMoreThan100Percent, validatePositiveIntOrPercent } from "./appscom
 import { validateConditions } from "./conditions.js";
 import { defineStrategy } from "./define.js";
 import { validateLabelSelector, validateNonnegative } from "./meta.js";
-import { asRecord } from "./shape.js";
+import { rec } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const unhealthyPodEvictionPolicies = ["AlwaysAllow", "IfHealthyBudget"];
@@ -42,7 +42,7 @@ export function validatePodDisruptionBudgetSpec(obj: KubeObject): FieldError[] {
 
 /** ValidatePodDisruptionBudgetStatusUpdate (policy/v1 rules). */
 export function validatePodDisruptionBudgetStatus(obj: KubeObject): FieldError[] {
-  const st = asRecord(obj.status) ?? {};
+  const st = rec(obj.status) ?? {};
   const errs = validateConditions(st.conditions, "status.conditions");
   for (const k of ["disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"]) {
     errs.push(...validateNonnegative(typeof st[k] === "number" ? (st[k] as number) : 0, `status.${k}`));

@@ -8,7 +8,7 @@ import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
 import { validatePodTemplateSpec } from "./podvalidation.js";
-import { asRecord } from "./shape.js";
+import { rec } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 export const podTemplateStrategy: ResourceStrategy = defineStrategy({
@@ -27,7 +27,7 @@ export const podTemplateStrategy: ResourceStrategy = defineStrategy({
   tracksGeneration: true,
   generationInputs: (o) => o.template,
   defaults: (obj: KubeObject) => {
-    if (asRecord(obj.template)) defaultPodTemplateSpec((obj as unknown as PodTemplate).template);
+    if (rec(obj.template)) defaultPodTemplateSpec((obj as unknown as PodTemplate).template);
   },
   validateSpec: (obj) => validatePodTemplateSpec((obj as unknown as PodTemplate).template, "template"),
 });

@@ -101,27 +101,26 @@ export const priorityClassStrategy: ResourceStrategy = defineStrategy({
 const priorityClassesGR = { group: schedulingGroup, resource: "priorityclasses" };
 
 /**
- * The Priority admission plugin's rule for PriorityClasses (at most one global default) and the
- * storage rule that the system classes cannot be deleted. `store` is the priorityclasses store
- * itself (to look for an existing default).
+ * The Priority admission plugin's rule for PriorityClasses: at most one global default (`store`
+ * is the priorityclasses store itself, to look for an existing default). Run by the admission
+ * chain (admission/plugins/priority.ts).
  */
-export function priorityClassHooks(store: () => ResourceStore | undefined): ResourceHooks {
-  const check = async (obj: KubeObject, updating: boolean): Promise<void> => {
-    if (bool(fieldsOf(obj).globalDefault) !== true) return;
-    const s = store();
-    if (!s) return;
-    const name = obj.metadata?.name ?? "";
-    const list = await s.storage.list(s.prefix(undefined));
-    const existing = list.items.map((i) => i.object).find((pc) => bool(fieldsOf(pc).globalDefault) === true);
-    if (!existing) return;
-    const existingName = existing.metadata?.name ?? "";
-    if (!updating || existingName !== name) {
-      throw StatusError.forbidden(priorityClassesGR, name, `PriorityClass ${existingName} is already marked as default. Only one default can exist`);
-    }
-  };
+export async function checkSingleGlobalDefault(obj: KubeObject, updating: boolean, s: ResourceStore | undefined): Promise<void> {
+  if (bool(fieldsOf(obj).globalDefault) !== true) return;
+  if (!s) return;
+  const name = obj.metadata?.name ?? "";
+  const list = await s.storage.list(s.prefix(undefined));
+  const existing = list.items.map((i) => i.object).find((pc) => bool(fieldsOf(pc).globalDefault) === true);
+  if (!existing) return;
+  const existingName = existing.metadata?.name ?? "";
+  if (!updating || existingName !== name) {
+    throw StatusError.forbidden(priorityClassesGR, name, `PriorityClass ${existingName} is already marked as default. Only one default can exist`);
+  }
+}
+
+/** The storage rule that the system classes cannot be deleted. */
+export function priorityClassHooks(): ResourceHooks {
   return {
-    beforeCreate: (obj) => check(obj, false),
-    beforeUpdate: (obj) => check(obj, true),
     validateDelete(obj) {
       const name = obj.metadata?.name ?? "";
       if (systemPriorityClasses.some((c) => c.name === name)) {

@@ -16,7 +16,7 @@ import { defineStrategy, metaOf } from "./define.js";
 import { validateNonnegative } from "./meta.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
 import { validatePodTemplateSpec } from "./podvalidation.js";
-import { asRecord, ensureRecord, stringMapOf } from "./shape.js";
+import { rec, ensureRecord, stringMapOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const asRC = (o: KubeObject) => o as unknown as ReplicationController;
@@ -24,8 +24,8 @@ const asRC = (o: KubeObject) => o as unknown as ReplicationController;
 export function defaultReplicationController(obj: KubeObject): void {
   const spec = ensureRecord(obj, "spec") as NonNullable<ReplicationController["spec"]> | undefined;
   if (!spec) return;
-  const template = asRecord(spec.template);
-  const labels = stringMapOf(asRecord(template?.metadata)?.labels);
+  const template = rec(spec.template);
+  const labels = stringMapOf(rec(template?.metadata)?.labels);
   if (labels) {
     if (Object.keys(spec.selector ?? {}).length === 0) spec.selector = { ...labels };
     const meta = metaOf(obj);
@@ -62,7 +62,7 @@ export function validateReplicationControllerSpec(obj: KubeObject): FieldError[]
 
 /** ValidateReplicationControllerStatus. */
 export function validateReplicationControllerStatus(obj: KubeObject): FieldError[] {
-  const st = asRecord(obj.status) ?? {};
+  const st = rec(obj.status) ?? {};
   const n = (k: string) => (typeof st[k] === "number" ? (st[k] as number) : 0);
   const errs: FieldError[] = [];
   for (const k of ["replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"]) errs.push(...validateNonnegative(n(k), `status.${k}`));
@@ -96,5 +96,5 @@ export const replicationControllerStrategy: ResourceStrategy = defineStrategy({
   defaults: defaultReplicationController,
   validateSpec: validateReplicationControllerSpec,
   validateStatus: validateReplicationControllerStatus,
-  fields: (obj) => ({ "status.replicas": String((asRecord(obj.status)?.replicas as number | undefined) ?? 0) }),
+  fields: (obj) => ({ "status.replicas": String((rec(obj.status)?.replicas as number | undefined) ?? 0) }),
 });

@@ -10,7 +10,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { isQualifiedName, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
 import { child, index, key } from "./path.js";
-import { asRecord, listOf } from "./shape.js";
+import { rec, list } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 import { validateResourceQuantityValue } from "./volumequantity.js";
 
@@ -28,7 +28,7 @@ function isStandardQuotaResource(name: string): boolean {
 
 function validateResourceList(list: unknown, field: string, names: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [k, v] of Object.entries(asRecord(list) ?? {})) {
+  for (const [k, v] of Object.entries(rec(list) ?? {})) {
     const p = key(field, k);
     if (names) {
       if (k.includes("/")) for (const msg of isQualifiedName(k)) errs.push(fieldErrors.invalid(p, k, msg));
@@ -40,9 +40,9 @@ function validateResourceList(list: unknown, field: string, names: boolean): Fie
 }
 
 export function validateResourceQuotaSpec(obj: KubeObject): FieldError[] {
-  const spec = asRecord(obj.spec) ?? {};
+  const spec = rec(obj.spec) ?? {};
   const errs = validateResourceList(spec.hard, "spec.hard", true);
-  const given = listOf<unknown>(spec.scopes);
+  const given = list<unknown>(spec.scopes);
   if (given.length > 0) {
     for (const s of given) {
       if (typeof s !== "string" || !scopes.includes(s)) errs.push(fieldErrors.invalid("spec.scopes", given, "unsupported scope"));
@@ -52,15 +52,15 @@ export function validateResourceQuotaSpec(obj: KubeObject): FieldError[] {
       errs.push(fieldErrors.invalid("spec.scopes", given, "conflicting scopes"));
     }
   }
-  const selector = asRecord(spec.scopeSelector);
+  const selector = rec(spec.scopeSelector);
   if (selector) {
-    listOf<unknown>(selector.matchExpressions).forEach((raw, i) => {
-      const e = asRecord(raw) ?? {};
+    list<unknown>(selector.matchExpressions).forEach((raw, i) => {
+      const e = rec(raw) ?? {};
       const p = index("spec.scopeSelector.matchExpressions", i);
       if (typeof e.scopeName !== "string" || !scopes.includes(e.scopeName)) errs.push(fieldErrors.invalid(child(p, "scopeName"), e.scopeName ?? "", "unsupported scope"));
       const op = e.operator;
       if (typeof op !== "string" || !scopeOperators.includes(op)) errs.push(fieldErrors.invalid(child(p, "operator"), op ?? "", "not a valid selector operator"));
-      const values = listOf<unknown>(e.values);
+      const values = list<unknown>(e.values);
       if ((op === "In" || op === "NotIn") && values.length === 0) {
         errs.push(fieldErrors.required(child(p, "values"), "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"));
       }
@@ -88,7 +88,7 @@ export const resourceQuotaStrategy: ResourceStrategy = defineStrategy({
   nameFn: nameIsDNSSubdomain,
   validateSpec: validateResourceQuotaSpec,
   validateStatus: (obj) => {
-    const st = asRecord(obj.status) ?? {};
+    const st = rec(obj.status) ?? {};
     return [...validateResourceList(st.hard, "status.hard", true), ...validateResourceList(st.used, "status.used", true)];
   },
 });

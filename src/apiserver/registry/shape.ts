@@ -18,9 +18,14 @@ export function rec(v: unknown): Obj | undefined {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 
-/** `v` when it is an array, else []. */
-export function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
+/** `v` when it is an array, else []. The element type is the caller's claim, not checked. */
+export function list<T = unknown>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+/** `v` when it is a JSON object, else a fresh {} (reading through absent or misshapen parents). */
+export function objOf(v: unknown): Obj {
+  return rec(v) ?? {};
 }
 
 /** The objects of an array (other elements read as {}), [] when not an array. */
@@ -127,32 +132,9 @@ export function labelSelector(v: unknown): LabelSelector | undefined {
   return sel;
 }
 
-// ---- Readers used by the workload-side strategies (to be unified with the ones above). ----
-
-
-/** The value as a plain object (not an array), or undefined. */
-export function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-}
-
-/** The value as a list (an empty one for anything that is not an array). */
-export function listOf<T = unknown>(v: unknown): T[] {
-  return Array.isArray(v) ? (v as T[]) : [];
-}
-
-/** The value as a string, or undefined. */
-export function stringOf(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-/** The value as a finite number, or undefined. */
-export function numberOf(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
 /** The value as a map of strings (labels, selectors, annotations), or undefined. */
 export function stringMapOf(v: unknown): Record<string, string> | undefined {
-  const r = asRecord(v);
+  const r = rec(v);
   if (!r) return undefined;
   for (const k in r) if (typeof r[k] !== "string") return undefined;
   return r as Record<string, string>;
@@ -175,5 +157,5 @@ export function ensureRecord(obj: Record<string, unknown>, key: string): Record<
     obj[key] = fresh;
     return fresh;
   }
-  return asRecord(cur);
+  return rec(cur);
 }

@@ -22,7 +22,7 @@ import { selectorIsEmpty, validateAnnotations, validateLabels, validateLabelSele
 import { child } from "./path.js";
 import { defaultPersistentVolumeClaim } from "./persistentvolumes.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
-import { asRecord, ensureRecord, listOf } from "./shape.js";
+import { rec, ensureRecord, list } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const asStatefulSet = (o: KubeObject) => o as unknown as StatefulSet;
@@ -37,7 +37,7 @@ export function defaultStatefulSet(obj: KubeObject): void {
       strategy.type = "RollingUpdate";
       strategy.rollingUpdate ??= {};
     }
-    if (strategy.type === "RollingUpdate" && asRecord(strategy.rollingUpdate)) {
+    if (strategy.type === "RollingUpdate" && rec(strategy.rollingUpdate)) {
       strategy.rollingUpdate!.partition ??= 0;
       strategy.rollingUpdate!.maxUnavailable ??= 1;
     }
@@ -49,9 +49,9 @@ export function defaultStatefulSet(obj: KubeObject): void {
   }
   spec.replicas ??= 1;
   spec.revisionHistoryLimit ??= 10;
-  if (asRecord(spec.template)) defaultPodTemplateSpec(spec.template);
-  for (const claim of listOf<PersistentVolumeClaim>(spec.volumeClaimTemplates)) {
-    if (asRecord(claim)) defaultPersistentVolumeClaim(claim as unknown as KubeObject);
+  if (rec(spec.template)) defaultPodTemplateSpec(spec.template);
+  for (const claim of list<PersistentVolumeClaim>(spec.volumeClaimTemplates)) {
+    if (rec(claim)) defaultPersistentVolumeClaim(claim as unknown as KubeObject);
   }
 }
 
@@ -140,7 +140,7 @@ const mutableSpecFields = ["replicas", "template", "updateStrategy", "minReadySe
 
 export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const strip = (o: KubeObject) => {
-    const spec = { ...(asRecord(o.spec) ?? {}) };
+    const spec = { ...(rec(o.spec) ?? {}) };
     for (const k of mutableSpecFields) delete spec[k];
     return spec;
   };
@@ -157,7 +157,7 @@ export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Fie
 
 /** ValidateStatefulSetStatusUpdate. */
 export function validateStatefulSetStatus(obj: KubeObject, old: KubeObject): FieldError[] {
-  const st = (asRecord(obj.status) ?? {}) as Record<string, unknown>;
+  const st = (rec(obj.status) ?? {}) as Record<string, unknown>;
   const n = (k: string) => (typeof st[k] === "number" ? (st[k] as number) : 0);
   const errs: FieldError[] = [];
   for (const k of ["replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"]) errs.push(...validateNonnegative(n(k), `status.${k}`));
@@ -170,7 +170,7 @@ export function validateStatefulSetStatus(obj: KubeObject, old: KubeObject): Fie
   if (n("availableReplicas") > n("readyReplicas")) {
     errs.push(fieldErrors.invalid("status.availableReplicas", n("availableReplicas"), "cannot be greater than status.readyReplicas"));
   }
-  errs.push(...collisionCountNotDecremented(st, asRecord(old.status)));
+  errs.push(...collisionCountNotDecremented(st, rec(old.status)));
   return errs;
 }
 

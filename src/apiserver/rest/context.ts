@@ -15,6 +15,8 @@ export interface WriteContext {
   applied?: boolean;
   /** The subresource written ("status", "approval"), as the store passes it to hooks; absent for the main resource. */
   subresource?: string;
+  /** Cancels work done for this write (admission webhooks); absent: never cancelled. */
+  signal?: AbortSignal;
 }
 
 export function defaultWriteContext(partial: Partial<WriteContext> = {}): WriteContext {

@@ -7,13 +7,23 @@
  * Invariants: objects read from storage are frozen and never mutated (every write starts from a
  * deep copy); a dry run never writes to storage and never consumes a revision.
  *
+ * Admission (deps.admission) runs where kube-apiserver runs it: mutating plugins after decoding
+ * and defaulting and before the strategy's preparation and validation (for updates and patches
+ * inside the retry loop, on the updated object, as GuaranteedUpdate's tryUpdate does);
+ * validating plugins after the strategy's validation and before the write; DELETE with the
+ * stored object as oldObject before anything is written (also for each item of a
+ * deletecollection, after one collection-wide DELETE). Subresources are admitted with the
+ * subresource's name and kind (UpdateOptions.admission for scale, binding and finalize).
+ *
  * A store whose strategy has a `conversion` serves its version from another version's storage
  * (rest/conversion.ts): requests are defaulted in the served version and converted to the
- * storage version before preparation and validation; everything returned is converted back.
+ * storage version before preparation and validation (admission sees the served version);
+ * everything returned is converted back.
  */
 import type { Status } from "kubernetes-types/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors, FieldError, omitValue } from "../../apimachinery/fielderrors.js";
+import type { GroupVersionKind } from "../../apimachinery/gvk.js";
 import type { GroupResource } from "../../apimachinery/gvk.js";
 import type { GroupKind } from "../../apimachinery/errors.js";
 import type { Clock } from "../../apimachinery/clock.js";
@@ -30,6 +40,9 @@ import { formatTime, generateName, newUID } from "./metadata.js";
 import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
+import type { Admission } from "../admission/chain.js";
+import { newAttributes } from "../admission/attributes.js";
+import type { AdmissionAttributes, AdmissionOperation } from "../admission/interfaces.js";
 
 const conflictDetail = "the object has been modified; please apply your changes to the latest version and try again";
 const maxUpdateAttempts = 8;
@@ -39,8 +52,8 @@ export interface ResourceStoreDeps {
   storage: Storage;
   clock: Clock;
   hooks?: ResourceHooks;
-  /** Checks that a namespace accepts new objects; throws 404 / 403. */
-  namespaceGuard?: (namespace: string, gr: GroupResource, name: string) => Promise<void>;
+  /** The admission chain (absent: no admission at all, as with every plugin disabled). */
+  admission?: Admission;
   /** Whether DELETE answers with the deleted object instead of a Status (pods, services, namespaces). */
   returnDeletedObject?: boolean;
   /** Field ownership (managedFields) and server-side apply; absent: no tracking, no apply. */
@@ -61,6 +74,23 @@ export interface UpdateOptions {
   prepare?: (obj: KubeObject, old: KubeObject) => FieldError[];
   /** The subresource managedFields record the write under (pods/resize, pods/ephemeralcontainers). */
   managedFieldsSubresource?: string;
+  /** How admission sees a subresource write whose object is not the resource's own (scale, binding, finalize). */
+  admission?: AdmissionView;
+}
+
+/**
+ * A subresource as admission sees it: its name, the kind of the object admission gets (e.g.
+ * autoscaling/v1 Scale), the operation when it is not UPDATE (pods/binding is a CREATE), how
+ * to see the new and old object that way, and how a mutated view is written back.
+ */
+export interface AdmissionView {
+  subresource: string;
+  kind?: GroupVersionKind;
+  operation?: "CREATE" | "UPDATE";
+  object?(obj: KubeObject): KubeObject;
+  oldObject?(old: KubeObject): KubeObject | undefined;
+  /** The object with a mutated view applied (absent: changes to the view are not written back). */
+  apply?(obj: KubeObject, view: KubeObject): KubeObject;
 }
 
 export interface UpdateResult {
@@ -108,12 +138,42 @@ export class ResourceStore {
   }
 
   /**
-   * A request object of this store's version, defaulted, in the storage version: the object
-   * itself unless this store converts.
+   * A request object of this store's version (defaulted, through mutating admission) in the
+   * storage version: the object itself unless this store converts.
    */
-  private intake(obj: KubeObject): KubeObject {
-    this.strategy.defaults(obj);
+  private toStorage(obj: KubeObject): KubeObject {
     return this.strategy.conversion ? this.strategy.conversion.toStorage(obj) : obj;
+  }
+
+  /**
+   * An update's object made ready for the strategy: defaulted and through mutating admission in
+   * the served version (inside the retry loop, on the updated object, as GuaranteedUpdate's
+   * tryUpdate does), then in the storage version. `stored` is the current object as stored.
+   */
+  private async intakeUpdate(input: KubeObject, stored: KubeObject, ctx: WriteContext, opts: UpdateOptions, name: string): Promise<KubeObject> {
+    let obj = input;
+    this.strategy.defaults(obj);
+    const admission = this.deps.admission;
+    if (admission) {
+      const view = opts.admission;
+      const old = this.present(stored);
+      const namespace = old.metadata?.namespace;
+      const seen = view?.object ? view.object(obj) : obj;
+      const attrs = this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(old) : old, ctx, name, namespace, view, view?.subresource ?? opts.subresource);
+      await admission.mutate(attrs, ctx.signal);
+      const after = attrs.object;
+      if (view?.object) {
+        // Plugins saw (and may have changed) the view: write it back where the view allows it.
+        if (view.apply && after) obj = view.apply(obj, after);
+      } else if (after && after !== obj) {
+        obj = after;
+      }
+      if (obj !== input) this.normalizeTypeMeta(obj);
+      // A plugin may have replaced the object or its metadata object.
+      metaOf(obj).name = name;
+      this.normalizeNamespace(obj, namespace);
+    }
+    return this.toStorage(obj);
   }
 
   get namespaced(): boolean {
@@ -294,6 +354,33 @@ export class ResourceStore {
     return StatusError.invalid(this.gk, metaOf(obj).name ?? "", unique);
   }
 
+  private admissionAttributes(
+    operation: AdmissionOperation,
+    obj: KubeObject | undefined,
+    old: KubeObject | undefined,
+    ctx: WriteContext,
+    name: string,
+    namespace: string | undefined,
+    view?: AdmissionView,
+    subresource?: string,
+  ): AdmissionAttributes {
+    const n = this.strategy.names;
+    return newAttributes({
+      operation,
+      kind: view?.kind ?? { group: n.group, version: n.version, kind: n.kind },
+      resource: { group: n.group, version: n.version, resource: n.resource },
+      subresource: view?.subresource ?? subresource,
+      namespace: this.namespaced ? namespace : "",
+      name,
+      object: obj,
+      oldObject: old,
+      options: optionsObject(operation, ctx),
+      dryRun: ctx.dryRun,
+      userInfo: ctx.user,
+      warnings: ctx.warnings,
+    });
+  }
+
   /**
    * Creates `body` in `namespace`. With `owned`, the caller hands the body over (a freshly
    * decoded request body, a copy of its own): it is completed in place instead of copied first.
@@ -306,11 +393,25 @@ export class ResourceStore {
     if (metaOf(request).resourceVersion) {
       throw StatusError.internalError(new Error("resourceVersion should not be set on objects to be created"));
     }
+    const admission = this.deps.admission;
     let obj: KubeObject = request;
     let undo: Undo | undefined;
     let generated = false;
     try {
-      obj = this.intake(request);
+      this.strategy.defaults(obj);
+      if (admission) {
+        // Mutating admission: after decoding and defaults, in the served version, before the
+        // strategy (the name may still be generated).
+        const m = metaOf(obj);
+        const attrs = this.admissionAttributes("CREATE", obj, undefined, ctx, m.name ?? "", m.namespace);
+        await admission.mutate(attrs, ctx.signal);
+        if (attrs.object && attrs.object !== obj) {
+          obj = attrs.object;
+          this.normalizeTypeMeta(obj);
+          this.normalizeNamespace(obj, namespace);
+        }
+      }
+      obj = this.toStorage(obj);
       const meta = metaOf(obj);
       delete meta.deletionTimestamp;
       delete meta.deletionGracePeriodSeconds;
@@ -322,11 +423,11 @@ export class ResourceStore {
       if (generated) meta.name = generateName(meta.generateName!);
       this.strategy.prepareForCreate(obj);
       if (!meta.name) throw this.invalid(obj, [fieldErrors.required("metadata.name", "name or generateName is required")]);
-      if (this.namespaced && this.deps.namespaceGuard) await this.deps.namespaceGuard(meta.namespace ?? "", this.gr, meta.name ?? "");
       // Stateful admission (allocation, pod defaults) runs before validation, as mutating admission does.
       undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
       const errs = this.strategy.validate(obj);
       if (errs.length) throw this.invalid(obj, errs);
+      if (admission) await admission.validate(this.admissionAttributes("CREATE", this.present(obj), undefined, ctx, meta.name, meta.namespace), ctx.signal);
       if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     } catch (err) {
       undo?.();
@@ -403,7 +504,11 @@ export class ResourceStore {
           throw err;
         }
       }
-      obj = this.intake(obj);
+      try {
+        obj = await this.intakeUpdate(obj, cur.object, ctx, opts, name);
+      } catch (err) {
+        throw this.shapeError(err);
+      }
       try {
         const object = await this.updateExisting(key, cur, obj, ctx, opts);
         return { object: this.present(object), created: false };
@@ -432,7 +537,8 @@ export class ResourceStore {
     }
     let undo: Undo | undefined;
     try {
-      // (Defaults were applied by `intake`.) System fields an update cannot change (rest.BeforeUpdate).
+      // (Defaults and mutating admission were applied by `intakeUpdate`.) System fields an
+      // update cannot change (rest.BeforeUpdate).
       const errs: FieldError[] = [];
       if (meta.uid && meta.uid !== oldMeta.uid) errs.push(fieldErrors.invalid("metadata.uid", meta.uid, "field is immutable"));
       meta.uid = oldMeta.uid;
@@ -480,6 +586,21 @@ export class ResourceStore {
     } catch (err) {
       undo?.();
       throw this.shapeError(err);
+    }
+    const view = opts.admission;
+    if (this.deps.admission) {
+      try {
+        const served = this.present(obj);
+        const seen = view?.object ? view.object(served) : served;
+        const oldServed = this.present(old);
+        await this.deps.admission.validate(
+          this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(oldServed) : oldServed, ctx, name, oldMeta.namespace, view, view?.subresource ?? opts.subresource),
+          ctx.signal,
+        );
+      } catch (err) {
+        undo?.();
+        throw err;
+      }
     }
     const remove = this.shouldRemove(obj);
     if (ctx.dryRun) {
@@ -562,6 +683,7 @@ export class ResourceStore {
       if (!cur) throw StatusError.notFound(this.gr, name);
       this.checkPreconditions(options, cur.object);
       hooks?.validateDelete?.(cur.object);
+      await this.admitDelete(name, namespace, cur.object, options, ctx);
       const obj = deepCopy(cur.object);
       const meta = metaOf(obj);
       const nowMs = this.deps.clock.now();
@@ -631,8 +753,20 @@ export class ResourceStore {
     throw StatusError.conflict(this.gr, name, conflictDetail);
   }
 
+  /** DELETE admission (mutating, then validating) with the stored object as oldObject (AdmissionToValidateObjectDeleteFunc). */
+  private async admitDelete(name: string, namespace: string | undefined, old: KubeObject | undefined, options: DeleteOptions, ctx: WriteContext): Promise<void> {
+    const admission = this.deps.admission;
+    if (!admission?.handles("DELETE")) return;
+    const attrs = this.admissionAttributes("DELETE", undefined, old, ctx, name, namespace);
+    (attrs as { options: KubeObject | undefined }).options = { apiVersion: "meta.k8s.io/v1", kind: "DeleteOptions", ...deleteOptionsFields(options) };
+    await admission.mutate(attrs, ctx.signal);
+    await admission.validate(attrs, ctx.signal);
+  }
+
   /** DELETE on the collection: deletes every match, returns the deleted objects as a list. */
   async deleteCollection(namespace: string | undefined, listOpts: ListOptions, options: DeleteOptions, ctx: WriteContext): Promise<KubeList> {
+    // The collection-wide DELETE (no name, no object) first, as the deletecollection handler does.
+    await this.admitDelete("", namespace, undefined, options, ctx);
     const list = await this.list(namespace, { ...listOpts, limit: 0, continue: "" });
     const items: KubeObject[] = [];
     for (const item of list.items) {
@@ -660,3 +794,22 @@ export class ResourceStore {
 }
 
 export type { Undo };
+
+/** The CreateOptions / UpdateOptions object admission sees (`request.options`). */
+function optionsObject(operation: AdmissionOperation, ctx: WriteContext): KubeObject {
+  const kind = operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
+  const o: KubeObject = { apiVersion: "meta.k8s.io/v1", kind };
+  if (ctx.dryRun) (o as Record<string, unknown>).dryRun = ["All"];
+  if (ctx.fieldManager) (o as Record<string, unknown>).fieldManager = ctx.fieldManager;
+  return o;
+}
+
+function deleteOptionsFields(options: DeleteOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (options.dryRun) out.dryRun = ["All"];
+  if (options.gracePeriodSeconds !== undefined) out.gracePeriodSeconds = options.gracePeriodSeconds;
+  if (options.propagationPolicy !== undefined) out.propagationPolicy = options.propagationPolicy;
+  if (options.orphanDependents !== undefined) out.orphanDependents = options.orphanDependents;
+  if (options.preconditions !== undefined) out.preconditions = options.preconditions;
+  return out;
+}

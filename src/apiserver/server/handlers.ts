@@ -25,7 +25,7 @@ import { methodNotAllowed, notFoundPage, setProtobufErrors, setWarnings, writeOb
 import { protobufMessageFor } from "../protobuf/index.js";
 import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
-import { assignPod, bindingSuccess, bindingTarget } from "../core/binding.js";
+import { assignPod, bindingAdmission, bindingSuccess, bindingTarget } from "../core/binding.js";
 import { isUnservable, unservableError } from "../core/unservable.js";
 import { evictPod } from "../core/eviction.js";
 import { prepareEphemeralContainersUpdate, preparePodResize } from "../core/podsubresources.js";
@@ -166,8 +166,12 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     ctx.warnings.push(...body.warnings, ...checkUnknownFields(body.object, store.gk.group, store.gk.kind, ctx.fieldValidation));
     const opts: UpdateOptions = {};
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
-    if (sub === "finalize") opts.prepare = finalizeNamespace;
-    if (podUpdate) Object.assign(opts, { prepare: podUpdate, managedFieldsSubresource: sub });
+    if (sub === "finalize") {
+      opts.prepare = finalizeNamespace;
+      opts.admission = { subresource: "finalize" };
+    }
+    // Admission sees pods/ephemeralcontainers and pods/resize as updates of the Pod under the subresource's name.
+    if (podUpdate) Object.assign(opts, { prepare: podUpdate, managedFieldsSubresource: sub, admission: { subresource: sub } });
     const r = await store.update(ns, name, () => body.object, ctx, opts);
     setWarnings(res, ctx.warnings);
     return writeObject(res, r.created ? 201 : 200, r.object, encoding());
@@ -213,7 +217,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]
         ? { subresource: sub }
         : podUpdate
-          ? { prepare: podUpdate, managedFieldsSubresource: sub }
+          ? { prepare: podUpdate, managedFieldsSubresource: sub, admission: { subresource: sub! } }
           : {},
     );
     setWarnings(res, ctx.warnings);
@@ -226,7 +230,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     let bodyOpts: Record<string, unknown> | undefined;
     if (buf.length > 0) bodyOpts = decodeObjectBody(buf, req.headers["content-type"], env.decodeProtobuf).object as Record<string, unknown>;
     const options = parseDeleteOptions(q, bodyOpts);
-    const ctx = defaultWriteContext({ dryRun: options.dryRun });
+    const ctx = defaultWriteContext({ dryRun: options.dryRun, user: requestUser(req) });
     if (name === undefined) {
       requireVerb(store, "deletecollection");
       const listOpts = parseListOptions(q);
@@ -269,6 +273,16 @@ async function updateScale(
       return applyScale(current, scale, sub);
     },
     ctx,
+    {
+      // Admission sees the Scale (autoscaling/v1), as upstream's scale REST hands it over.
+      admission: {
+        subresource: "scale",
+        kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+        object: (obj) => toScale(obj, sub),
+        oldObject: (old) => toScale(old, sub),
+        apply: (obj, scale) => applyScale(obj, scale, sub),
+      },
+    },
   );
   return toScale(r.object, sub);
 }
@@ -319,6 +333,7 @@ async function serveBinding(
   const ctx = writeContextFor(q, "CreateOptions", req);
   const body = await decodeBody(env, req);
   const node = bindingTarget(body.object, name);
-  await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock) });
+  // pods/binding is a CREATE of a v1 Binding as admission sees it.
+  await store.update(ns, name, (cur) => cur ?? {}, ctx, { prepare: assignPod(body.object, name, node, env.clock), admission: bindingAdmission(body.object) });
   return writeObject(res, 201, bindingSuccess, rep);
 }

@@ -14,6 +14,15 @@ kubeloop-application the objects are named exactly as in deploy/*.yaml; cluster-
 
 {{/* The labels every object of the chart carries. */}}
 {{- define "kubeloop-application.labels" -}}
-app.kubernetes.io/name: kubeloop-application
+{{ include "kubeloop-application.selectorLabels" . }}
 app.kubernetes.io/part-of: kubeloop
+{{- end -}}
+
+{{/*
+The labels that tell one release's controller pods from another's (the Deployment's selector):
+two releases in one namespace must not select each other's pods.
+*/}}
+{{- define "kubeloop-application.selectorLabels" -}}
+app.kubernetes.io/name: kubeloop-application
+app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
