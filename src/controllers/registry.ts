@@ -9,6 +9,7 @@ import type { DiscoverySource } from "./garbagecollector/index.js";
 import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
+import { EndpointSliceController } from "./endpointslice/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
@@ -40,6 +41,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   application: 2,
   // --concurrent-namespace-syncs
   namespace: 10,
+  // --concurrent-service-endpoint-syncs
+  endpointslice: 5,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -53,6 +56,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "endpoints",
   "application",
   "namespace",
+  "endpointslice",
 ]);
 
 export function isBuiltinControllerName(n: string): n is BuiltinControllerName {
@@ -92,6 +96,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
     case "namespace":
       if (!opts.discovery) throw new ControllerSetupError("the namespace controller needs a discovery source");
       new NamespaceController(mgr, { discovery: namespaceDiscoveryFrom(opts.discovery), workers });
+      return;
+    case "endpointslice":
+      new EndpointSliceController(mgr, { workers });
       return;
   }
 }
