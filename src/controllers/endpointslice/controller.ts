@@ -8,7 +8,8 @@
  * Service's slices go with it through the garbage collector (owner reference), and are deleted
  * here too when still listed.
  *
- * Zero writes in steady state: the plan (reconciler.ts) compares desired and existing slices.
+ * Zero writes in steady state: the plan (reconciler.ts) compares desired and existing slices. A
+ * sync whose slice cache is behind this controller's own writes is retried instead (tracker.ts).
  *
  * Composed with the builder — requests: one per Service ("ns/name"):
  *   for(services); watches(pods) → the selecting services (podEndpointsChanged, before and after a
@@ -29,6 +30,7 @@ import type { Manager } from "../../runtime/manager.js";
 import { podEndpointsChanged } from "../endpoints/controller.js";
 import { addressTypesFor, CONTROLLER_NAME_VALUE, DEFAULT_MAX_ENDPOINTS_PER_SLICE, desiredGroups, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from "./desired.js";
 import { planSlices, type SlicePlan } from "./reconciler.js";
+import { EndpointSliceTracker, StaleInformerCacheError } from "./tracker.js";
 
 export const ENDPOINTSLICE_CONTROLLER_NAME = "endpointslice-controller";
 /** kube-controller-manager's --concurrent-service-endpoint-syncs default. */
@@ -50,6 +52,7 @@ export class EndpointSliceController {
   private readonly nodes: Lister<Node>;
   private readonly slices: Lister<EndpointSlice>;
   private readonly maxPerSlice: number;
+  private readonly tracker = new EndpointSliceTracker();
 
   constructor(mgr: Manager, opts: EndpointSliceControllerOptions = {}) {
     this.client = mgr.client;
@@ -120,6 +123,7 @@ export class EndpointSliceController {
     } catch (err) {
       if (!isNotFound(err)) throw err;
       // The garbage collector removes owned slices too; deleting here makes it prompt.
+      this.tracker.deleteService(key.toString());
       for (const s of this.managedSlices(namespace, name)) await deleteIgnoringNotFound(slices, s.metadata?.name ?? "");
       return;
     }
@@ -129,6 +133,8 @@ export class EndpointSliceController {
 
     const pods = this.pods.namespace(namespace).list(selectorFromValidatedSet(selector));
     const existing = this.managedSlices(namespace, name);
+    const tk = key.toString();
+    if (this.tracker.stale(tk, existing)) throw new StaleInformerCacheError(tk);
     const families = addressTypesFor(svc);
     const plan: SlicePlan = { create: [], update: [], delete: [] };
     for (const family of families) {
@@ -141,14 +147,17 @@ export class EndpointSliceController {
     plan.delete.push(...existing.filter((s) => !families.includes(s.addressType as (typeof families)[number])));
 
     try {
-      for (const s of plan.create) await slices.create(s);
-      for (const s of plan.update) await slices.update(s);
+      for (const s of plan.create) this.tracker.update(tk, await slices.create(s));
+      for (const s of plan.update) this.tracker.update(tk, await slices.update(s));
     } catch (err) {
       // A namespace being deleted refuses creations; nothing to retry.
       if (isForbidden(err) && /being terminated/.test(String((err as Error).message))) return;
       throw err;
     }
-    for (const s of plan.delete) await deleteIgnoringNotFound(slices, s.metadata?.name ?? "");
+    for (const s of plan.delete) {
+      this.tracker.expectDeletion(tk, s.metadata?.name ?? "");
+      await deleteIgnoringNotFound(slices, s.metadata?.name ?? "");
+    }
   }
 
   private node(name: string): Node | undefined {

@@ -14,6 +14,7 @@ import { ControllerFixture } from "../../testing/fixture.js";
 import { EndpointSliceController } from "./controller.js";
 import { planSlices } from "./reconciler.js";
 import { desiredGroups } from "./desired.js";
+import { StaleInformerCacheError } from "./tracker.js";
 
 interface PodOpts {
   ip?: string;
@@ -173,6 +174,18 @@ describe("EndpointSliceController.syncService", () => {
     expect(s.metadata?.name).toBe(name);
     expect(s.endpoints?.[0].conditions?.ready).toBe(true);
     expect(s.metadata?.labels?.v).toBe("2");
+  });
+
+  it("a cache behind the controller's own writes fails the sync (retried) instead of writing duplicates", async () => {
+    const env = setup({ services: [svc("web")], pods: [pod("a")] });
+    await env.c.syncService(key("web"));
+    env.cache(builtin.pods, pod("b", { ip: "10.0.0.2" }));
+    await expect(env.c.syncService(key("web"))).rejects.toThrow(StaleInformerCacheError);
+    expect(env.f.client.writeActions()).toHaveLength(1);
+    env.resync();
+    await env.c.syncService(key("web"));
+    expect(env.slices()).toHaveLength(1);
+    expect(env.slices()[0].endpoints).toHaveLength(2);
   });
 
   it("TestSyncServiceNoSelector: a service without a selector is left alone", async () => {

@@ -20,4 +20,5 @@ export {
 } from "./desired.js";
 export type { AddressType, PortGroup } from "./desired.js";
 export { planSlices, sliceLabels } from "./reconciler.js";
+export { EndpointSliceTracker, StaleInformerCacheError } from "./tracker.js";
 export type { SlicePlan } from "./reconciler.js";
