@@ -10,6 +10,7 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
+import { DisruptionController } from "./disruption/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
@@ -43,6 +44,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   namespace: 10,
   // --concurrent-service-endpoint-syncs
   endpointslice: 5,
+  // upstream runs it with one worker
+  disruption: 1,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -57,6 +60,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "application",
   "namespace",
   "endpointslice",
+  "disruption",
 ]);
 
 export function isBuiltinControllerName(n: string): n is BuiltinControllerName {
@@ -99,6 +103,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "endpointslice":
       new EndpointSliceController(mgr, { workers });
+      return;
+    case "disruption":
+      new DisruptionController(mgr, { workers });
       return;
   }
 }
