@@ -244,7 +244,6 @@ export class ApiServer {
     if (!namespaces) throw new Error("the API server needs a strategy for core/v1 namespaces");
     this.controllers = new SystemControllers({
       storage: this.storage,
-      stores: () => this.registry.all(),
       namespaces,
       serviceAccounts: this.registry.byGroupResource("", "serviceaccounts"),
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),

@@ -60,6 +60,12 @@ export interface WriteOptions extends RequestOptions {
   fieldValidation?: FieldValidation;
 }
 
+/** An update of the object or of a subresource that takes the whole object (namespaces/finalize). */
+export interface UpdateOptions extends WriteOptions {
+  /** e.g. "finalize" (PUT …/namespaces/{name}/finalize); absent for the object itself. */
+  subresource?: string;
+}
+
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
 export interface PatchOptions extends WriteOptions {
@@ -96,7 +102,7 @@ export interface ResourceClient<T extends TypedObject = KubeObject> {
   list(opts?: ListOptions): Promise<KubeList<T>>;
   watch(opts?: WatchOptions): Promise<WatchStream<T>>;
   create(obj: T, opts?: WriteOptions): Promise<T>;
-  update(obj: T, opts?: WriteOptions): Promise<T>;
+  update(obj: T, opts?: UpdateOptions): Promise<T>;
   updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
   patch(name: string, type: PatchType, patch: unknown, opts?: PatchOptions): Promise<T>;
   /** Resolves to the object (when deletion is deferred by finalizers or grace) or a Success Status. */

@@ -24,6 +24,7 @@ import type {
   ResourceDescriptor,
   WatchOptions,
   WatchStream,
+  UpdateOptions,
   WriteOptions,
 } from "./interfaces.js";
 import type { HttpMethod, QueryValue, RestRequest, Transport } from "./transport.js";
@@ -271,8 +272,8 @@ export class HttpResourceClient<T extends TypedObject = KubeObject> implements R
     });
   }
 
-  update(obj: T, opts?: WriteOptions): Promise<T> {
-    return this.put(obj, undefined, opts);
+  update(obj: T, opts?: UpdateOptions): Promise<T> {
+    return this.put(obj, opts?.subresource, opts);
   }
 
   updateStatus(obj: T, opts?: WriteOptions): Promise<T> {

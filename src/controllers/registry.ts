@@ -9,10 +9,13 @@ import type { DiscoverySource } from "./garbagecollector/index.js";
 import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
+import { EndpointSliceController } from "./endpointslice/index.js";
+import { DisruptionController } from "./disruption/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
 import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
+import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -22,7 +25,7 @@ import type { GroupVersionResource } from "../apimachinery/gvk.js";
 export interface ControllerSetupOptions {
   /** Workers; default the controller's own (DEFAULT_WORKERS). */
   workers?: number;
-  /** garbagecollector: where it discovers the deletable resources. */
+  /** garbagecollector and namespace: where they discover the deletable resources. */
   discovery?: DiscoverySource;
   /** garbagecollector: how often discovery is re-read (default 30 s). */
   resyncDiscoveryMs?: number;
@@ -47,6 +50,12 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpoints: 5,
   podlifecycle: 4,
   application: 2,
+  // --concurrent-namespace-syncs
+  namespace: 10,
+  // --concurrent-service-endpoint-syncs
+  endpointslice: 5,
+  // upstream runs it with one worker
+  disruption: 1,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -62,6 +71,9 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "podlifecycle",
   "endpoints",
   "application",
+  "namespace",
+  "endpointslice",
+  "disruption",
 ]);
 
 /**
@@ -138,6 +150,16 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "application":
       setupApplicationController(mgr, { workers, labelSelector: opts.labelSelector });
+      return;
+    case "namespace":
+      if (!opts.discovery) throw new ControllerSetupError("the namespace controller needs a discovery source");
+      new NamespaceController(mgr, { discovery: namespaceDiscoveryFrom(opts.discovery), workers });
+      return;
+    case "endpointslice":
+      new EndpointSliceController(mgr, { workers });
+      return;
+    case "disruption":
+      new DisruptionController(mgr, { workers });
       return;
   }
 }

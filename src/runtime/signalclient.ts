@@ -19,6 +19,7 @@ import type {
   ResourceClientFactory,
   WatchOptions,
   WatchStream,
+  UpdateOptions,
   WriteOptions,
 } from "../client/interfaces.js";
 
@@ -70,7 +71,7 @@ class SignalBoundClient<T extends TypedObject> implements ResourceClient<T> {
     return this.c.create(obj, withSignal(opts, this.signal));
   }
 
-  update(obj: T, opts?: WriteOptions): Promise<T> {
+  update(obj: T, opts?: UpdateOptions): Promise<T> {
     return this.c.update(obj, withSignal(opts, this.signal));
   }
 

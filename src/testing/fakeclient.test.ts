@@ -331,3 +331,30 @@ describe("FakeClient metadata-only views", () => {
     expect(await c.delete("c")).toMatchObject({ kind: "Status", status: "Success" });
   });
 });
+
+describe("FakeClient namespaces", () => {
+  const namespaces = defineResource<KubeObject>({ group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false });
+
+  it("a namespace with spec.finalizers turns Terminating on delete and goes once finalize empties them", async () => {
+    const fake = new FakeClient({ clock: new FakeClock(Date.UTC(2026, 0, 1)) });
+    const c = fake.resource(namespaces);
+    await c.create({ metadata: { name: "ns" }, spec: { finalizers: ["kubernetes", "other"] }, status: { phase: "Active" } });
+    const deleting = await c.delete("ns");
+    expect(deleting).toMatchObject({ metadata: { deletionTimestamp: "2026-01-01T00:00:00Z" }, status: { phase: "Terminating" } });
+    // A status update does not remove it; finalize changes spec.finalizers only.
+    const cur = await c.get("ns");
+    await c.updateStatus({ ...cur, status: { phase: "Terminating", conditions: [] } });
+    const fin = await c.update({ ...(await c.get("ns")), metadata: { name: "ns", labels: { ignored: "yes" } }, spec: { finalizers: ["other"] } }, { subresource: "finalize" });
+    expect(fin.spec).toEqual({ finalizers: ["other"] });
+    expect(fin.metadata?.labels).toBeUndefined();
+    expect(fake.actions().at(-1)).toMatchObject({ verb: "update", resource: "namespaces", subresource: "finalize", name: "ns" });
+    await c.update({ ...(await c.get("ns")), spec: {} }, { subresource: "finalize" });
+    await expect(c.get("ns")).rejects.toSatisfy(isNotFound);
+  });
+
+  it("finalize is a namespaces subresource only; other subresources of update are not found", async () => {
+    const fake = new FakeClient();
+    await fake.resource(deployments, "default").create(dep("web"));
+    await expect(fake.resource(deployments, "default").update(dep("web"), { subresource: "finalize" })).rejects.toSatisfy(isNotFound);
+  });
+});

@@ -33,6 +33,7 @@ import type {
   ResourceDescriptor,
   WatchOptions,
   WatchStream,
+  UpdateOptions,
   WriteOptions,
 } from "../client/interfaces.js";
 import { ObjectTracker } from "./tracker.js";
@@ -276,12 +277,33 @@ class FakeResourceClient<T extends TypedObject> implements ResourceClient<T> {
     return this.tracker.create(this.resource, this.nsFor(un(obj)), un(obj)) as unknown as T;
   }
 
-  async update(obj: T, opts?: WriteOptions): Promise<T> {
-    refuseOnMetadataView(this.resource, "update");
-    const r = this.fake.invoke(this.action("update", { object: deepCopy(un(obj)), name: obj.metadata?.name, options: opts }));
+  async update(obj: T, opts?: UpdateOptions): Promise<T> {
+    const sub = opts?.subresource;
+    refuseOnMetadataView(this.resource, sub ? `update ${sub}` : "update");
+    const r = this.fake.invoke(this.action("update", { subresource: sub, object: deepCopy(un(obj)), name: obj.metadata?.name, options: opts }));
     if (r.handled) return r.result as T;
     if (opts?.dryRun === "All") return deepCopy(obj);
+    if (sub === "finalize") return this.finalize(un(obj)) as unknown as T;
+    if (sub !== undefined) throw StatusError.notFound(this.resource, obj.metadata?.name ?? "");
     return this.tracker.update(this.resource, this.nsFor(un(obj)), un(obj)) as unknown as T;
+  }
+
+  /**
+   * namespaces/finalize as kube-apiserver's finalize REST: only spec.finalizers changes; a deleting
+   * namespace left with no finalizers at all is removed.
+   */
+  private finalize(obj: KubeObject): KubeObject {
+    if (this.resource.group !== "" || this.resource.resource !== "namespaces") throw StatusError.notFound(this.resource, obj.metadata?.name ?? "");
+    type Finalizable = KubeObject & { spec?: { finalizers?: string[] } };
+    const finalizers = (obj as Finalizable).spec?.finalizers ?? [];
+    // The tracker removes a deleting namespace left with no finalizers of either kind.
+    return this.tracker.update(this.resource, "", obj, (_n, old) => {
+      const out = deepCopy(old) as Finalizable;
+      out.metadata = { ...out.metadata, resourceVersion: obj.metadata?.resourceVersion ?? old.metadata?.resourceVersion };
+      out.spec = { ...(out.spec ?? {}), finalizers: [...finalizers] };
+      if (finalizers.length === 0) delete out.spec.finalizers;
+      return out;
+    });
   }
 
   async updateStatus(obj: T, opts?: WriteOptions): Promise<T> {

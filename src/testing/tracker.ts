@@ -53,6 +53,14 @@ function newUID(): string {
 
 const nameChars = "bcdfghjklmnpqrstvwxz2456789";
 
+const isNamespaces = (r: ResourceDescriptor) => r.group === "" && r.resource === "namespaces";
+
+/** metadata.finalizers, and for namespaces spec.finalizers too, hold the object back from removal. */
+function hasFinalizers(r: ResourceDescriptor, obj: KubeObject): boolean {
+  if ((obj.metadata?.finalizers ?? []).length > 0) return true;
+  return isNamespaces(r) && ((obj as { spec?: { finalizers?: string[] } }).spec?.finalizers ?? []).length > 0;
+}
+
 export class ObjectTracker {
   private objects = new Map<string, Map<string, KubeObject>>();
   private revision = 0;
@@ -161,7 +169,7 @@ export class ObjectTracker {
     next.apiVersion ??= old.apiVersion;
     next.kind ??= old.kind;
     // A deleting object whose last finalizer was removed goes away.
-    if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0) {
+    if (nm.deletionTimestamp && !hasFinalizers(r, next)) {
       nm.resourceVersion = String(++this.revision);
       b.delete(key);
       this.emit({ type: "DELETED", resourceKey: resourceKey(r), revision: this.revision, object: next });
@@ -209,10 +217,12 @@ export class ObjectTracker {
     if (policyFinalizer && !meta.deletionTimestamp && !(meta.finalizers ?? []).includes(policyFinalizer)) {
       meta.finalizers = [...(meta.finalizers ?? []), policyFinalizer];
     }
-    if ((meta.finalizers ?? []).length > 0) {
+    if (hasFinalizers(r, next)) {
       if (!meta.deletionTimestamp) {
         meta.deletionTimestamp = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
         meta.deletionGracePeriodSeconds = 0;
+        // A namespace waiting for its spec finalizers is Terminating (kube-apiserver's namespace REST).
+        if (isNamespaces(r)) (next as { status?: { phase?: string } }).status = { ...(next as { status?: object }).status, phase: "Terminating" };
         meta.resourceVersion = String(++this.revision);
         b.set(key, next);
         this.emit({ type: "MODIFIED", resourceKey: resourceKey(r), revision: this.revision, object: next, old });

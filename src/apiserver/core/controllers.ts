@@ -1,12 +1,12 @@
 /**
- * The in-server system loops that kube-apiserver users take for granted, fed by the store's
- * watch: the namespace lifecycle controller (empties a Terminating namespace, then finalizes
- * it so it disappears) and the ServiceAccount controller (a `default` ServiceAccount in every
- * active namespace, recreated if deleted).
+ * The in-server system loop kube-apiserver users take for granted, fed by the store's watch: the
+ * ServiceAccount loop (a `default` ServiceAccount in every active namespace, recreated if
+ * deleted).
  *
- * State machine of a namespace here: Active → (DELETE) Terminating with spec.finalizers
- * [kubernetes] → contents deleted (objects with finalizers wait for them) → finalize removes
- * "kubernetes" → removed once metadata.finalizers is empty too.
+ * Namespace deletion is not done here, as in kube-apiserver: DELETE moves a namespace to
+ * Terminating (core/namespaces.ts) and the namespace controller (controllers/namespace, in the
+ * controller manager) deletes its contents and removes the `kubernetes` finalizer through
+ * namespaces/finalize. Without that controller a deleted namespace stays Terminating.
  */
 import type { KubeObject } from "../../apimachinery/types.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -14,11 +14,10 @@ import { defaultWriteContext } from "../rest/context.js";
 import { resourcePrefix } from "../rest/keys.js";
 import type { ResourceStore } from "../rest/store.js";
 import type { Storage, StorageWatch } from "../storage/interface.js";
-import { finalizeNamespace, isTerminating, specFinalizers } from "./namespaces.js";
+import { isTerminating } from "./namespaces.js";
 
 export interface SystemControllersDeps {
   storage: Storage;
-  stores: () => readonly ResourceStore[];
   namespaces: ResourceStore;
   serviceAccounts?: ResourceStore;
   log?: (msg: string, err?: unknown) => void;
@@ -30,7 +29,6 @@ export class SystemControllers {
   private watch: StorageWatch | undefined;
   private loop: Promise<void> | undefined;
   private readonly dirty = new Set<string>();
-  private readonly terminating = new Set<string>();
   private scheduled = false;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -49,9 +47,7 @@ export class SystemControllers {
   }
 
   private markNamespace(ns: KubeObject): void {
-    const name = ns.metadata?.name ?? "";
-    if (isTerminating(ns)) this.terminating.add(name);
-    this.dirty.add(name);
+    if (!isTerminating(ns)) this.dirty.add(ns.metadata?.name ?? "");
   }
 
   private async consume(): Promise<void> {
@@ -59,15 +55,12 @@ export class SystemControllers {
     const saPrefix = resourcePrefix("", "serviceaccounts");
     for await (const ev of this.watch!) {
       if (ev.key.startsWith(nsPrefix)) {
-        if (ev.type === "DELETED") {
-          this.terminating.delete(ev.object.metadata?.name ?? "");
-          continue;
-        }
+        if (ev.type === "DELETED") continue;
         this.markNamespace(ev.object);
-      } else if (ev.type === "DELETED") {
+      } else if (ev.type === "DELETED" && ev.key.startsWith(saPrefix) && ev.object.metadata?.name === "default") {
         const ns = ev.object.metadata?.namespace;
-        if (ns && (this.terminating.has(ns) || (ev.key.startsWith(saPrefix) && ev.object.metadata?.name === "default"))) this.dirty.add(ns);
-        else continue;
+        if (!ns) continue;
+        this.dirty.add(ns);
       } else {
         continue;
       }
@@ -115,10 +108,7 @@ export class SystemControllers {
       if (err instanceof StatusError && err.code === 404) return;
       throw err;
     }
-    if (isTerminating(ns)) {
-      await this.drain(ns);
-      return;
-    }
+    if (isTerminating(ns)) return;
     await this.ensureDefaultServiceAccount(name);
   }
 
@@ -137,51 +127,6 @@ export class SystemControllers {
       // Raced with another writer, or the namespace started terminating: nothing to do.
       if (!(err instanceof StatusError && (err.code === 409 || err.code === 403 || err.code === 404))) throw err;
     }
-  }
-
-  /** Deletes everything in a terminating namespace; finalizes it once nothing is left. */
-  private async drain(ns: KubeObject): Promise<void> {
-    const name = ns.metadata?.name ?? "";
-    let remaining = 0;
-    for (const store of this.deps.stores()) {
-      // Resources that cannot be listed and deleted hold nothing (bindings).
-      if (!store.namespaced || !store.strategy.verbs.includes("delete")) continue;
-      const list = await store.list(name, { labelSelector: "", fieldSelector: "", resourceVersion: "", limit: 0, continue: "", watch: false, allowWatchBookmarks: false });
-      for (const item of list.items) {
-        remaining++;
-        if (item.metadata?.deletionTimestamp) continue;
-        try {
-          await store.delete(name, item.metadata?.name ?? "", { dryRun: false, propagationPolicy: "Background" }, systemContext());
-        } catch (err) {
-          if (!(err instanceof StatusError && err.code === 404)) throw err;
-        }
-      }
-    }
-    if (remaining > 0) {
-      // Deletions emit events that mark the namespace dirty again; check once more now for
-      // objects that were removed at once.
-      const again = await this.countContents(name);
-      if (again > 0) return;
-    }
-    if (!specFinalizers(ns).includes("kubernetes")) return;
-    const finalizers = specFinalizers(ns).filter((f) => f !== "kubernetes");
-    await this.deps.namespaces.update(
-      undefined,
-      name,
-      (cur) => ({ ...(cur ?? ns), spec: { ...((cur ?? ns).spec as object), finalizers } }),
-      systemContext(),
-      { prepare: finalizeNamespace },
-    );
-  }
-
-  private async countContents(name: string): Promise<number> {
-    let n = 0;
-    for (const store of this.deps.stores()) {
-      if (!store.namespaced) continue;
-      const list = await store.storage.list(store.prefix(name), { limit: 1 });
-      n += list.items.length;
-    }
-    return n;
   }
 
   async stop(): Promise<void> {

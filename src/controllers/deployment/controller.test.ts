@@ -333,7 +333,7 @@ describe("syncDeployment fixtures", () => {
     expect(getDeploymentCondition((first.object as unknown as Deployment).status, "Progressing")).toMatchObject({ status: "Unknown", reason: "DeploymentResumed", message: "Deployment is resumed" });
   });
 
-  it("returns a requeue at the progress deadline for a stuck rollout", async () => {
+  it("returns a requeue one second after the progress deadline for a stuck rollout", async () => {
     const f = new DeploymentFixture();
     const d = newDeployment("foo", 1, undefined, 1, 0, { foo: "bar" });
     d.spec!.progressDeadlineSeconds = 30;
@@ -346,7 +346,7 @@ describe("syncDeployment fixtures", () => {
     dc.deploymentInformer.indexer.update(f.client.tracker.get(builtin.deployments, "default", "foo") as never);
     f.clock.step(10_000);
     const result = await dc.syncDeployment(key(d));
-    expect(result).toEqual({ requeueAfterMs: 20_000 });
+    expect(result).toEqual({ requeueAfterMs: 21_000 });
   });
 });
 

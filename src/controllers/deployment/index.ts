@@ -23,6 +23,7 @@ export {
   getActualReplicaCountForReplicaSets,
   getReadyReplicaCountForReplicaSets,
   getAvailableReplicaCountForReplicaSets,
+  getTerminatingReplicaCountForReplicaSets,
   equalIgnoreHash,
   findNewReplicaSet,
   findOldReplicaSets,
@@ -70,6 +71,7 @@ export {
   hasRevisionHistoryLimit,
 } from "./rollout.js";
 export { calculateStatus, compactStatus, statusEqual } from "./status.js";
+export type { DeploymentStatusWithTerminating } from "./status.js";
 export { getRollbackTo, setRollbackTo } from "./rollback.js";
 export { oldPodsRunning } from "./recreate.js";
 export type { PodMap } from "./recreate.js";

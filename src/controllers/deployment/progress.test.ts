@@ -43,8 +43,9 @@ describe("requeueStuckDeployment (TestRequeueStuckDeployment)", () => {
     ["already failed deployment does not need to be requeued", currentDeployment(pds, 3, 3, 3, 0, failed), newDeploymentStatus(3, 3, 0), undefined, -1],
     ["stuck deployment - 30s", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 49, 30), 30_000],
     ["stuck deployment - 1s", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 49, 59), 1_000],
-    // kubeloop requeues at the deadline itself, to the millisecond (upstream: anything under a second is "now").
-    ["stuck deployment - 1ms", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 49, 59, 999), 1],
+    // Less than a second left: a rate-limited requeue now.
+    ["stuck deployment - 999ms", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 49, 59, 1), 0],
+    ["stuck deployment - 1ms", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 49, 59, 999), 0],
     ["failed deployment - now", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 50, 0), 0],
     ["failed deployment - 1s after deadline", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 50, 1), 0],
     ["failed deployment - 60s after deadline", currentDeployment(pds, 3, 3, 3, 1, stuck), newDeploymentStatus(3, 3, 1), t(18, 51, 0), 0],
@@ -52,7 +53,8 @@ describe("requeueStuckDeployment (TestRequeueStuckDeployment)", () => {
     const { ctx, clock } = newSyncContext();
     if (now !== undefined) clock.setTime(now);
     expect(requeueStuckDeployment(ctx, d, status)).toBe(expected);
-    if (expected > 0) expect(ctx.result).toEqual({ requeueAfterMs: expected });
+    // Requeued a second after the deadline.
+    if (expected > 0) expect(ctx.result).toEqual({ requeueAfterMs: expected + 1_000 });
     else if (expected === 0) expect(ctx.result).toEqual({ requeue: true });
     else expect(ctx.result).toEqual({});
   });
@@ -194,7 +196,7 @@ describe("syncRolloutStatus (TestSyncRolloutStatus)", () => {
     if (test.lastTransition) expect(cond!.lastTransitionTime).toBe(test.lastTransition);
   });
 
-  it("writes nothing when nothing changed, and asks for a requeue exactly at the deadline instead", async () => {
+  it("writes nothing when nothing changed, and asks for a requeue a second after the deadline instead", async () => {
     const { ctx, client, clock } = newSyncContext();
     const since = new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
     const d = currentDeployment(pds, 3, 3, 3, 0, [{ ...replicaSetUpdated, lastUpdateTime: since, lastTransitionTime: since }]);
@@ -207,9 +209,16 @@ describe("syncRolloutStatus (TestSyncRolloutStatus)", () => {
     ctx.result = {};
     await syncRolloutStatus(ctx, [newRS], newRS, d);
     expect(client.writeActions()).toEqual([]);
-    expect(ctx.result).toEqual({ requeueAfterMs: 50_000 });
-    // At the deadline the same sync times the rollout out.
+    expect(ctx.result).toEqual({ requeueAfterMs: 51_000 });
+    // At the deadline itself the rollout has not timed out yet (strictly after only)…
     clock.step(50_000);
+    ctx.result = {};
+    await syncRolloutStatus(ctx, [newRS], newRS, d);
+    expect(client.writeActions()).toEqual([]);
+    expect(getDeploymentCondition(d.status, "Progressing")).toMatchObject({ status: "True", reason: REPLICA_SET_UPDATED_REASON });
+    expect(ctx.result).toEqual({ requeue: true });
+    // …at the requeue one second later it has.
+    clock.step(1_000);
     ctx.result = {};
     await syncRolloutStatus(ctx, [newRS], newRS, d);
     expect(getDeploymentCondition(d.status, "Progressing")).toMatchObject({ status: "False", reason: TIMED_OUT_REASON, message: 'ReplicaSet "foo" has timed out progressing.' });

@@ -89,8 +89,9 @@ export function getReplicaFailures(allRSs: readonly (ReplicaSet | undefined)[], 
 
 /**
  * Schedules the progress check of a rollout that shows no progress (requeueStuckDeployment):
- * returns the milliseconds until its progress deadline and asks for a requeue exactly then;
- * 0 when the deadline has passed (a rate-limited requeue now); -1 when no check is needed (no
+ * returns the milliseconds until its progress deadline and asks for a requeue one second after it
+ * (the deadline is exceeded only strictly after; the second absorbs clock skew, as upstream's);
+ * 0 when less than a second is left (a rate-limited requeue now); -1 when no check is needed (no
  * deadline, no Progressing condition, complete, or already timed out).
  */
 export function requeueStuckDeployment(ctx: SyncContext, d: Deployment, newStatus: DeploymentStatus): number {
@@ -98,12 +99,12 @@ export function requeueStuckDeployment(ctx: SyncContext, d: Deployment, newStatu
   if (!hasProgressDeadline(d) || !currentCond) return -1;
   if (deploymentComplete(d, newStatus) || currentCond.reason === TIMED_OUT_REASON) return -1;
   const after = (progressDeadline(d, d.status) as number) - ctx.clock.now();
-  if (after <= 0) {
+  if (after < 1000) {
     ctx.logger.debug({ deployment: keyOf(d) }, "Queueing up deployment for a progress check now");
     ctx.result.requeue = true;
     return 0;
   }
-  ctx.logger.debug({ deployment: keyOf(d), queueAfterMs: after }, "Queueing up deployment for a progress check");
-  ctx.result.requeueAfterMs = after;
+  ctx.logger.debug({ deployment: keyOf(d), queueAfter: Math.trunc(after / 1000) }, "Queueing up deployment for a progress check");
+  ctx.result.requeueAfterMs = after + 1000;
   return after;
 }

@@ -100,6 +100,19 @@ export function getReadyReplicaCountForReplicaSets(list: readonly (ReplicaSet | 
   return n;
 }
 
+/**
+ * Sum of status.terminatingReplicas (GetTerminatingReplicaCountForReplicaSets); undefined when no
+ * ReplicaSet reports one.
+ */
+export function getTerminatingReplicaCountForReplicaSets(list: readonly (ReplicaSet | undefined)[]): number | undefined {
+  let n: number | undefined;
+  for (const rs of list) {
+    const t = (rs?.status as { terminatingReplicas?: number } | undefined)?.terminatingReplicas;
+    if (t !== undefined && t !== null) n = (n ?? 0) + t;
+  }
+  return n;
+}
+
 /** Sum of status.availableReplicas. */
 export function getAvailableReplicaCountForReplicaSets(list: readonly (ReplicaSet | undefined)[]): number {
   let n = 0;

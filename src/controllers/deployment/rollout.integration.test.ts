@@ -272,7 +272,7 @@ describe("rollout end to end (fake client, informers, runtime Controller)", () =
     expect(rss[1].spec!.template!.spec!.containers[0].image).toBe("job:v2");
   });
 
-  it("times out a stuck rollout exactly at its progress deadline", async () => {
+  it("times out a stuck rollout only after its progress deadline, at the requeue a second later", async () => {
     const h = await start();
     const deployments = h.client.resource<Deployment>(builtin.deployments, NS);
     const obj = newDeploymentObject("stuck", 2, "stuck:v1", { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
@@ -284,6 +284,11 @@ describe("rollout end to end (fake client, informers, runtime Controller)", () =
     await h.clock.advance(59_000 - 30 * 20);
     await settle(h, 5);
     d = await deployment(h, "stuck");
+    expect(getDeploymentCondition(d.status, "Progressing")?.reason).toBe("NewReplicaSetCreated");
+    await h.clock.advance(1_000);
+    await settle(h, 5);
+    d = await deployment(h, "stuck");
+    // At the deadline (within the settle steps) it has not timed out: strictly after only.
     expect(getDeploymentCondition(d.status, "Progressing")?.reason).toBe("NewReplicaSetCreated");
     await h.clock.advance(1_000);
     await settle(h, 5);

@@ -88,14 +88,15 @@ function goRound(x: number): number {
 /**
  * The share of a scaling event this ReplicaSet would get on its own (getReplicaSetFraction): its
  * size scaled by (spec.replicas + maxSurge) / its max-replicas annotation (or the Deployment's
- * status.replicas without one), minus its size. Scaling to zero gives minus its whole size.
+ * status.replicas without one, or with one of 0, as upstream since 1.36), minus its size. Scaling
+ * to zero gives minus its whole size.
  */
 export function getReplicaSetFraction(rs: ReplicaSet, d: Deployment): number {
   const size = replicasOf(rs);
   if (replicasOf(d) === 0) return -size;
   const deploymentReplicas = replicasOf(d) + maxSurge(d);
   const [fromAnnotation, ok] = getMaxReplicasAnnotation(rs);
-  const annotated = ok ? fromAnnotation : (d.status?.replicas ?? 0);
+  const annotated = ok && fromAnnotation !== 0 ? fromAnnotation : (d.status?.replicas ?? 0);
   // Upstream assumes this is never zero (no proportional scaling up from zero); do not divide by it.
   if (annotated <= 0) return 0;
   return goRound((size * deploymentReplicas) / annotated) - size;
@@ -211,9 +212,9 @@ export function progressDeadline(deployment: Deployment, status: DeploymentStatu
 
 /**
  * Whether the rollout has made no progress for progressDeadlineSeconds at `now` (ms)
- * (DeploymentTimedOut). A completed rollout never times out; a TimedOut condition stays timed out.
- * The deadline instant itself counts as timed out (upstream: strictly after), so a requeue at the
- * exact deadline observes the timeout.
+ * (DeploymentTimedOut): only strictly after lastUpdateTime + progressDeadlineSeconds, as
+ * upstream's `from.Add(delta).Before(now)` (requeueStuckDeployment looks one second after the
+ * deadline). A completed rollout never times out; a TimedOut condition stays timed out.
  */
 export function deploymentTimedOut(deployment: Deployment, newStatus: DeploymentStatus, now: number): boolean {
   if (!hasProgressDeadline(deployment)) return false;
@@ -221,5 +222,5 @@ export function deploymentTimedOut(deployment: Deployment, newStatus: Deployment
   if (!cond) return false;
   if (cond.reason === NEW_RS_AVAILABLE_REASON) return false;
   if (cond.reason === TIMED_OUT_REASON) return true;
-  return (progressDeadline(deployment, newStatus) as number) <= now;
+  return (progressDeadline(deployment, newStatus) as number) < now;
 }

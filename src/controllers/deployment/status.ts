@@ -13,6 +13,7 @@ import { DEPLOYMENT_AVAILABLE, MINIMUM_REPLICAS_AVAILABLE, MINIMUM_REPLICAS_UNAV
 import {
   getActualReplicaCountForReplicaSets,
   getAvailableReplicaCountForReplicaSets,
+  getTerminatingReplicaCountForReplicaSets,
   getReadyReplicaCountForReplicaSets,
   getReplicaCountForReplicaSets,
   replicasOf,
@@ -21,13 +22,21 @@ import { maxUnavailable } from "./rollout.js";
 
 const COUNTERS = ["observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"] as const;
 
+/**
+ * DeploymentStatus with 1.33+'s terminatingReplicas: a pointer upstream, so 0 is a value and only
+ * absence is omitted (absent while no ReplicaSet reports it, i.e. the
+ * DeploymentReplicaSetTerminatingReplicas gate is off).
+ */
+export type DeploymentStatusWithTerminating = DeploymentStatus & { terminatingReplicas?: number };
+
 /** The status with zero counters and an empty condition list removed (Go's omitempty). */
-export function compactStatus(status: DeploymentStatus): DeploymentStatus {
-  const out: DeploymentStatus = {};
+export function compactStatus(status: DeploymentStatusWithTerminating): DeploymentStatusWithTerminating {
+  const out: DeploymentStatusWithTerminating = {};
   for (const k of COUNTERS) {
     const v = status[k];
     if (v !== undefined && v !== null && v !== 0) out[k] = v;
   }
+  if (status.terminatingReplicas !== undefined && status.terminatingReplicas !== null) out.terminatingReplicas = status.terminatingReplicas;
   if (status.conditions && status.conditions.length > 0) out.conditions = status.conditions.map((c) => ({ ...c }));
   if (status.collisionCount !== undefined && status.collisionCount !== null) out.collisionCount = status.collisionCount;
   return out;
@@ -43,11 +52,16 @@ export function statusEqual(a: DeploymentStatus | undefined, b: DeploymentStatus
  * them, the conditions carried over, and Available set from whether at least
  * spec.replicas - maxUnavailable replicas are available.
  */
-export function calculateStatus(allRSs: readonly (ReplicaSet | undefined)[], newRS: ReplicaSet | undefined, deployment: Deployment, now: number): DeploymentStatus {
+export function calculateStatus(
+  allRSs: readonly (ReplicaSet | undefined)[],
+  newRS: ReplicaSet | undefined,
+  deployment: Deployment,
+  now: number,
+): DeploymentStatusWithTerminating {
   const available = getAvailableReplicaCountForReplicaSets(allRSs);
   const total = getReplicaCountForReplicaSets(allRSs);
   const unavailable = Math.max(0, total - available);
-  const status: DeploymentStatus = {
+  const status: DeploymentStatusWithTerminating = {
     observedGeneration: deployment.metadata?.generation ?? 0,
     replicas: getActualReplicaCountForReplicaSets(allRSs),
     updatedReplicas: getActualReplicaCountForReplicaSets([newRS]),
@@ -55,6 +69,8 @@ export function calculateStatus(allRSs: readonly (ReplicaSet | undefined)[], new
     availableReplicas: available,
     unavailableReplicas: unavailable,
   };
+  const terminating = getTerminatingReplicaCountForReplicaSets(allRSs);
+  if (terminating !== undefined) status.terminatingReplicas = terminating;
   const conditions = deployment.status?.conditions;
   if (conditions && conditions.length > 0) status.conditions = conditions.map((c) => ({ ...c }));
   if (deployment.status?.collisionCount !== undefined && deployment.status?.collisionCount !== null) {

@@ -8,6 +8,10 @@ import type { IntOrString } from "../../apimachinery/types.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";
 import { newUID, withRSStatus } from "./fixture.js";
 import {
+  calculateStatus,
+  compactStatus,
+  getTerminatingReplicaCountForReplicaSets,
+  statusEqual,
   computeHash,
   DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY,
   DEPLOYMENT_GVK,
@@ -190,6 +194,26 @@ describe("replica counts (TestGetReplicaCountForReplicaSets)", () => {
   });
 });
 
+describe("terminatingReplicas (GetTerminatingReplicaCountForReplicaSets, calculateStatus)", () => {
+  const withTerminating = (t: number | undefined): ReplicaSet =>
+    withRSStatus({ ...generateRS(generateDeployment("foo")), spec: { replicas: 1, selector: {} } }, { replicas: 1, ...(t === undefined ? {} : { terminatingReplicas: t }) } as NonNullable<ReplicaSet["status"]>);
+  it.each([
+    ["no ReplicaSets", [], undefined],
+    ["no ReplicaSet reports it (the gate off)", [withTerminating(undefined), withTerminating(undefined)], undefined],
+    ["zero is a value", [withTerminating(0)], 0],
+    ["summed over the ReplicaSets that report it", [withTerminating(1), withTerminating(undefined), withTerminating(2)], 3],
+  ] as Array<[string, ReplicaSet[], number | undefined]>)("%s", (_n, sets, expected) => {
+    expect(getTerminatingReplicaCountForReplicaSets(sets)).toBe(expected);
+    const d = generateDeployment("foo");
+    const status = calculateStatus(sets, sets[0], d, Date.UTC(2026, 0, 1)) as DeploymentStatus & { terminatingReplicas?: number };
+    expect(status.terminatingReplicas).toBe(expected);
+    // Kept through compaction (a pointer: 0 is not omitted), and a difference is a status change.
+    if (expected === undefined) expect(compactStatus(status)).not.toHaveProperty("terminatingReplicas");
+    else expect(compactStatus(status)).toHaveProperty("terminatingReplicas", expected);
+    if (expected !== undefined) expect(statusEqual(status, { ...status, terminatingReplicas: undefined } as DeploymentStatus)).toBe(false);
+  });
+});
+
 describe("resolveFenceposts (TestResolveFenceposts)", () => {
   it.each([
     ["0%", "0%", 0, 0, 1],
@@ -340,8 +364,10 @@ describe("deploymentTimedOut (TestDeploymentTimedOut)", () => {
     ["progressDeadlineSeconds: 10s, now - started => 00:01:20 - 00:01:11 => 9s", deployment("", 10, timeFn(1, 11)), timeFn(1, 20), false],
     ["previous status was a complete deployment", deployment(NEW_RS_AVAILABLE_REASON, 10, timeFn(0, 0)), timeFn(1, 20), false],
     ["already timed out", deployment("ProgressDeadlineExceeded", 10, timeFn(1, 19)), timeFn(1, 20), true],
-    ["exactly at the deadline counts as timed out", deployment("", 10, timeFn(1, 10)), timeFn(1, 20), true],
-    ["one millisecond before the deadline", deployment("", 10, timeFn(1, 10)), timeFn(1, 20) - 1, false],
+    // Strictly after the deadline only.
+    ["exactly at the deadline - no timeout", deployment("", 10, timeFn(1, 10)), timeFn(1, 20), false],
+    ["one millisecond after the deadline - timeout", deployment("", 10, timeFn(1, 10)), timeFn(1, 20) + 1, true],
+    ["one millisecond before the deadline - no timeout", deployment("", 10, timeFn(1, 10)), timeFn(1, 20) - 1, false],
   ])("%s", (_n, d, now, expected) => {
     expect(deploymentTimedOut(d, d.status!, now)).toBe(expected);
   });
@@ -521,6 +547,9 @@ describe("proportions (getReplicaSetFraction, getReplicaSetProportion)", () => {
     ["rounds half away from zero", sized(1, 2), d(3, 0), 1],
     ["no annotation: falls back to status.replicas", sized(2), d(8, 0, 4), 2],
     ["no annotation and no status: no estimate", sized(2), d(8, 0, 0), 0],
+    // 1.36: a max-replicas annotation of 0 is as good as none (no division by zero).
+    ["annotation 0: falls back to status.replicas", sized(2, 0), d(8, 0, 4), 2],
+    ["annotation 0 and no status: no estimate", sized(2, 0), d(8, 0, 0), 0],
   ])("fraction: %s", (_n, r, dep, expected) => {
     expect(getReplicaSetFraction(r, dep)).toBe(expected);
   });

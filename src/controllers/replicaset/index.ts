@@ -26,6 +26,7 @@ export { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from "./slowstart.js";
 export type { SlowStartResult } from "./slowstart.js";
 export {
   calculateStatus,
+  type ReplicaSetStatusWithTerminating,
   updateReplicaSetStatus,
   statusUnchanged,
   newReplicaSetCondition,

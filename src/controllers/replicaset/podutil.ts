@@ -44,6 +44,26 @@ export function isPodActive(pod: Pod): boolean {
   return phase !== "Succeeded" && phase !== "Failed" && !pod.metadata?.deletionTimestamp;
 }
 
+/** Being deleted but not yet terminal: Succeeded and Failed pods are done (controller.IsPodTerminating). */
+export function isPodTerminating(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== "Succeeded" && phase !== "Failed" && !!pod.metadata?.deletionTimestamp;
+}
+
+/** The terminating pods, in order (controller.FilterTerminatingPods). */
+export function filterTerminatingPods<P extends Pod>(pods: readonly P[]): P[] {
+  return pods.filter(isPodTerminating);
+}
+
+/** The pods `owner` controls whose labels its selector matches (controller.FilterClaimedPods). */
+export function filterClaimedPods<P extends Pod>(owner: { metadata?: { uid?: string } }, selector: { matches(labels: Readonly<Record<string, string>>): boolean }, pods: readonly P[]): P[] {
+  const uid = owner.metadata?.uid;
+  return pods.filter((p) => {
+    const ref = p.metadata?.ownerReferences?.find((r) => r.controller === true);
+    return ref !== undefined && ref.uid === uid && selector.matches(p.metadata?.labels ?? {});
+  });
+}
+
 /** The active pods, in order (controller.FilterActivePods). */
 export function filterActivePods<P extends Pod>(pods: readonly P[]): P[] {
   return pods.filter(isPodActive);

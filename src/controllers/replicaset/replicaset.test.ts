@@ -106,7 +106,7 @@ describe("ReplicaSetController.syncReplicaSet", () => {
     const { client, rsc, addRS, addPod } = setup();
     const rs: ReplicaSet = {
       ...newReplicaSet(2),
-      status: { replicas: 2, fullyLabeledReplicas: 0, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1 },
+      status: { replicas: 2, fullyLabeledReplicas: 0, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1, terminatingReplicas: 0 } as ReplicaSet["status"],
     };
     addRS(rs);
     addPod(newPod("pod0", rs));
@@ -114,6 +114,31 @@ describe("ReplicaSetController.syncReplicaSet", () => {
     client.clearActions();
     await rsc.syncReplicaSet("default/foobar");
     expect(client.writeActions()).toEqual([]);
+  });
+
+  // DeploymentReplicaSetTerminatingReplicas (on by default since 1.35): the owned pods being
+  // deleted that are not terminal yet, a pointer (absent with the gate off, 0 is a value).
+  const deleting = (pod: Pod): Pod => ({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } });
+  const rsFor = newReplicaSet(2);
+  it.each([
+    ["no pods being deleted", [newPod("a", rsFor), newPod("b", rsFor)], true, 0],
+    ["a running pod being deleted", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", rsFor))], true, 1],
+    ["a pending pod being deleted", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", rsFor, { phase: "Pending" }))], true, 1],
+    ["terminal pods being deleted do not count", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", rsFor, { phase: "Succeeded" })), deleting(newPod("d", rsFor, { phase: "Failed" }))], true, 0],
+    ["a deleting pod of another controller does not count", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", newReplicaSet(1, labelMap, "other")))], true, 0],
+    ["a deleting orphan does not count (never adopted)", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", rsFor, { owned: false }))], true, 0],
+    ["the gate off: absent", [newPod("a", rsFor), newPod("b", rsFor), deleting(newPod("c", rsFor))], false, undefined],
+  ] as Array<[string, Pod[], boolean, number | undefined]>)("status.terminatingReplicas: %s", async (_n, pods, gate, expected) => {
+    const f = new ControllerFixture();
+    const rsc = new ReplicaSetController(f.manager, { terminatingReplicas: gate });
+    f.seed(builtin.replicaSets, newReplicaSet(2));
+    for (const p of pods) f.seed(builtin.pods, p);
+    f.client.clearActions();
+    await rsc.syncReplicaSet("default/foobar");
+    const status = f.client.writeActions().find((a) => a.subresource === "status")?.object as unknown as ReplicaSet;
+    expect(status.status).toMatchObject({ replicas: 2 });
+    expect((status.status as { terminatingReplicas?: number }).terminatingReplicas).toBe(expected);
+    expect(f.client.writeActions().filter((a) => a.resource === "pods")).toEqual([]);
   });
 
   it("creates the missing pods from the template with the controller reference, and writes status", async () => {
@@ -134,7 +159,7 @@ describe("ReplicaSetController.syncReplicaSet", () => {
       expect(pod.spec?.nodeSelector).toEqual({ baz: "blah" });
     }
     const status = (writes[3].object as unknown as ReplicaSet).status;
-    expect(status).toEqual({ replicas: 0, fullyLabeledReplicas: 0, readyReplicas: 0, availableReplicas: 0, observedGeneration: 1 });
+    expect(status).toEqual({ replicas: 0, fullyLabeledReplicas: 0, readyReplicas: 0, availableReplicas: 0, observedGeneration: 1, terminatingReplicas: 0 });
     expect(recorder.events).toHaveLength(3);
     for (const e of recorder.events) expect(e).toMatch(/^Normal SuccessfulCreate Created pod: foobar-[a-z0-9]{5}$/);
     expect(rsc.expectations.getExpectations("default/foobar")).toMatchObject({ add: 3, del: 0 });

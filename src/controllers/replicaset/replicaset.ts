@@ -48,7 +48,7 @@ import type { Logger } from "../../runtime/logging.js";
 import type { Manager } from "../../runtime/manager.js";
 import type { ReconcileResult } from "../../runtime/reconcile.js";
 import { hasNamespaceTerminatingCause, RealPodControl, type PodControl, type PodOwner } from "./podcontrol.js";
-import { filterActivePods, isPodReady, podKey } from "./podutil.js";
+import { filterActivePods, filterClaimedPods, filterTerminatingPods, isPodReady, podKey } from "./podutil.js";
 import { getPodsToDelete } from "./ranking.js";
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from "./slowstart.js";
 import { calculateStatus, updateReplicaSetStatus } from "./status.js";
@@ -68,12 +68,16 @@ export interface ReplicaSetControllerOptions {
   podControl?: PodControl;
   /** Workers (default 5). */
   workers?: number;
+  /** The DeploymentReplicaSetTerminatingReplicas feature gate: report status.terminatingReplicas (default on, as since 1.35). */
+  terminatingReplicas?: boolean;
 }
 
 export class ReplicaSetController {
   readonly controller: Controller;
   readonly expectations: UIDTrackingControllerExpectations;
   readonly burstReplicas: number;
+  /** Whether status.terminatingReplicas is reported (the feature gate). */
+  readonly terminatingReplicas: boolean;
   /** Set by tests to observe or fail pod creations and deletions; default: the API-backed one per sync. */
   podControl: PodControl | undefined;
 
@@ -92,6 +96,7 @@ export class ReplicaSetController {
     this.logger = mgr.logger.child({ controller: "replicaset" });
     this.recorder = mgr.eventRecorder("replicaset-controller");
     this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
+    this.terminatingReplicas = opts.terminatingReplicas ?? true;
     this.expectations = new UIDTrackingControllerExpectations(this.clock);
     this.podControl = opts.podControl;
 
@@ -265,6 +270,8 @@ export class ReplicaSetController {
       const allPods = this.podLister.namespace(namespace).list();
       const active = filterActivePods(allPods);
       const filteredPods = await this.claimPods(rs, selector, active, client);
+      // Terminating pods are counted, never adopted.
+      const terminatingPods = this.terminatingReplicas ? filterClaimedPods(rs, selector, filterTerminatingPods(allPods)) : undefined;
 
       let manageErr: unknown;
       if (rsNeedsSync && !rs.metadata?.deletionTimestamp) {
@@ -276,7 +283,7 @@ export class ReplicaSetController {
       }
 
       const copy = deepCopy(rs);
-      const newStatus = calculateStatus(copy, filteredPods, manageErr, this.clock.now());
+      const newStatus = calculateStatus(copy, filteredPods, terminatingPods, manageErr, this.clock.now());
       const rsClient: ResourceClient<ReplicaSet> = client.resource(builtin.replicaSets, namespace);
       const updated = await updateReplicaSetStatus(rsClient, copy, newStatus);
 

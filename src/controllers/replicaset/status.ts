@@ -17,6 +17,12 @@ export const REPLICA_FAILURE = "ReplicaFailure";
 /** How many times a failed status update is retried after re-reading the ReplicaSet. */
 export const STATUS_UPDATE_RETRIES = 1;
 
+/**
+ * ReplicaSetStatus with 1.33+'s terminatingReplicas (pods being deleted that are not terminal yet;
+ * absent while the DeploymentReplicaSetTerminatingReplicas gate is off).
+ */
+export type ReplicaSetStatusWithTerminating = ReplicaSetStatus & { terminatingReplicas?: number };
+
 export function newReplicaSetCondition(type: string, status: string, reason: string, message: string, nowMs: number): ReplicaSetCondition {
   return { type, status, lastTransitionTime: formatTime(nowMs), reason, message };
 }
@@ -45,12 +51,19 @@ function filterOutCondition(conds: readonly ReplicaSetCondition[] | undefined, t
 /**
  * The status the ReplicaSet should have given its active, owned pods (calculateStatus): replicas,
  * fullyLabeledReplicas (pods carrying every template label), readyReplicas, availableReplicas
- * (ready for minReadySeconds at `nowMs`), and the ReplicaFailure condition — set with reason
- * FailedCreate/FailedDelete when manageReplicas failed, removed once it succeeds.
+ * (ready for minReadySeconds at `nowMs`), terminatingReplicas (the owned pods being deleted;
+ * `terminatingPods` undefined — the gate off — leaves it out), and the ReplicaFailure condition —
+ * set with reason FailedCreate/FailedDelete when manageReplicas failed, removed once it succeeds.
  * observedGeneration is left as it was: updateReplicaSetStatus sets it.
  */
-export function calculateStatus(rs: ReplicaSet, filteredPods: readonly Pod[], manageReplicasErr: unknown, nowMs: number): ReplicaSetStatus {
-  const next: ReplicaSetStatus = deepCopy(rs.status ?? { replicas: 0 });
+export function calculateStatus(
+  rs: ReplicaSet,
+  filteredPods: readonly Pod[],
+  terminatingPods: readonly Pod[] | undefined,
+  manageReplicasErr: unknown,
+  nowMs: number,
+): ReplicaSetStatusWithTerminating {
+  const next: ReplicaSetStatusWithTerminating = deepCopy(rs.status ?? { replicas: 0 });
   const templateLabels = selectorFromValidatedSet(rs.spec?.template?.metadata?.labels);
   const minReady = rs.spec?.minReadySeconds ?? 0;
   let fullyLabeled = 0;
@@ -75,17 +88,21 @@ export function calculateStatus(rs: ReplicaSet, filteredPods: readonly Pod[], ma
   next.fullyLabeledReplicas = fullyLabeled;
   next.readyReplicas = ready;
   next.availableReplicas = available;
+  if (terminatingPods) next.terminatingReplicas = terminatingPods.length;
+  else delete next.terminatingReplicas;
   return next;
 }
 
 /** Whether writing `next` would change nothing (the steady state upstream skips). */
-export function statusUnchanged(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
-  const cur = rs.status ?? { replicas: 0 };
+export function statusUnchanged(rs: ReplicaSet, next: ReplicaSetStatusWithTerminating): boolean {
+  const cur: ReplicaSetStatusWithTerminating = rs.status ?? { replicas: 0 };
   return (
     (cur.replicas ?? 0) === (next.replicas ?? 0) &&
     (cur.fullyLabeledReplicas ?? 0) === (next.fullyLabeledReplicas ?? 0) &&
     (cur.readyReplicas ?? 0) === (next.readyReplicas ?? 0) &&
     (cur.availableReplicas ?? 0) === (next.availableReplicas ?? 0) &&
+    // A pointer upstream: absent and 0 differ.
+    cur.terminatingReplicas === next.terminatingReplicas &&
     (rs.metadata?.generation ?? 0) === (cur.observedGeneration ?? 0) &&
     semanticEqual(cur.conditions ?? [], next.conditions ?? [])
   );
