@@ -22,8 +22,8 @@
  * The simulated kubelet keeps upstream-like defaults scaled by `kubeloop up`'s speed factor, on 30
  * nodes (room for every pod); heartbeats off so the write counts are the flow's own.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { Pod, Service } from "kubernetes-types/core/v1.js";
+import type { Deployment } from "../../src/apimachinery/api/apps/v1.js";
+import type { Pod, Service } from "../../src/apimachinery/api/core/v1.js";
 import type { TypedObject } from "../../src/apimachinery/types.js";
 import type { ResourceDescriptor } from "../../src/client/interfaces.js";
 import { KubeClient } from "../../src/client/kubeclient.js";

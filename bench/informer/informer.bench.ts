@@ -24,7 +24,7 @@
  * pod's JSON size and vs client-node.
  */
 import { builtin } from "../../src/client/typed.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../src/apimachinery/api/core/v1.js";
 import * as k8s from "@kubernetes/client-node";
 import { Agent, request } from "undici";
 import type { TypedObject } from "../../src/apimachinery/types.js";

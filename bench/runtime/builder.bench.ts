@@ -13,7 +13,7 @@ import { fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Registry } from "prom-client";
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../../src/apimachinery/api/core/v1.js";
 import { builtin } from "../../src/client/typed.js";
 import { SharedInformerFactory } from "../../src/informers/factory.js";
 import { Controller } from "../../src/runtime/controller.js";

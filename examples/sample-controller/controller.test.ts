@@ -3,11 +3,13 @@
  * Foos and Deployments into the informer caches and the fake client, runs syncHandler for one
  * key, and checks the client's actions, in order, against the expected ones.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { appsv1 } from "../../src/index.js";
 import { describe, expect, it } from "vitest";
 import { FakeRecorder, SharedInformerFactory, builtin, deepCopy, silentLogger, type KubeObject, type TypedObject } from "kubeloop";
 import { FakeClient, FakeClock, type Action } from "kubeloop/testing";
 import { FooController, foosResource, newDeployment, type Foo } from "./controller.js";
+
+type Deployment = appsv1.Deployment;
 
 let uidCounter = 0;
 

@@ -7,9 +7,7 @@
  * copies the Deployment's availableReplicas into the Foo's status. docs/tutorial.md walks through
  * this file: informers → queue → workers → sync → status.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { ObjectReference } from "kubernetes-types/core/v1.js";
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { appsv1, corev1, metav1 } from "../../src/index.js";
 import {
   DeletedFinalStateUnknown,
   EVENT_TYPE_NORMAL,
@@ -36,6 +34,10 @@ import {
   type SharedInformerFactory,
   type TypedObject,
 } from "kubeloop";
+
+type Deployment = appsv1.Deployment;
+type ObjectReference = corev1.ObjectReference;
+type ObjectMeta = metav1.ObjectMeta;
 
 // --- the Foo API ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
  * constructors mirroring apimachinery's api/errors and predicates that work on errors raised by
  * the client (decoded from a response) and by the server (constructed in a handler) alike.
  */
-import type { Status, StatusCause } from "kubernetes-types/meta/v1.js";
+import type { Status, StatusCause } from "./api/meta/v1.js";
 import { aggregateMessage, type FieldError } from "./fielderrors.js";
 import type { GroupResource } from "./gvk.js";
 import { groupResourceString } from "./gvk.js";

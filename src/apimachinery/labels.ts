@@ -12,7 +12,7 @@
  * Positions in errors are UTF-16 indexes into the selector string (upstream counts bytes; the two
  * agree for ASCII, which is all a valid selector can hold).
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "./api/meta/v1.js";
 import { isQualifiedName, isValidLabelValue } from "./validation.js";
 
 /** A set of labels, as found in metadata.labels. */

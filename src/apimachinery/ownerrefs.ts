@@ -3,7 +3,7 @@
  * IsControlledBy) and controller-runtime's controllerutil ones (SetControllerReference,
  * SetOwnerReference, RemoveOwnerReference, HasControllerReference, HasOwnerReference).
  */
-import type { ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta, OwnerReference } from "./api/meta/v1.js";
 import type { GroupVersionKind } from "./gvk.js";
 import { groupVersionString, parseGroupVersion } from "./gvk.js";
 

@@ -1,4 +1,4 @@
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Deployment } from "./api/apps/v1.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { defineResource, fullResource, InvalidResourceDefinitionError, metadataOnly, toPartialObjectMetadata, type ObjectOf, type PartialObjectMetadata } from "./resource.js";
 

@@ -18,7 +18,7 @@
  * informer over the view caches metadata instead of whole objects — what upstream's garbage
  * collector and controller-runtime's `OnlyMetadata` watches do.
  */
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "./api/meta/v1.js";
 import type { GroupVersionResource } from "./gvk.js";
 import type { TypedObject } from "./types.js";
 

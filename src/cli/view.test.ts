@@ -1,5 +1,5 @@
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet } from "../apimachinery/api/apps/v1.js";
+import type { Pod } from "../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { deploymentSummary, LiveView, progressBar, renderTree } from "./view.js";
 

@@ -4,8 +4,8 @@
  * per change otherwise. `renderTree` is a pure function of the cached objects, so it is tested
  * without a terminal.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet } from "../apimachinery/api/apps/v1.js";
+import type { Endpoints, Pod, Service } from "../apimachinery/api/core/v1.js";
 import { getControllerOf } from "../apimachinery/ownerrefs.js";
 import type { Application } from "../controllers/application/types.js";
 

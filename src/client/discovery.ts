@@ -13,8 +13,8 @@
  * the REST mapper tell whether the snapshot it looked at predates its own call (a miss is then
  * worth one re-fetch).
  */
-import type { APIGroupList, APIResourceList, APIVersions } from "kubernetes-types/meta/v1.js";
-import type { Info as VersionInfo } from "kubernetes-types/version.js";
+import type { APIGroupList, APIResourceList, APIVersions } from "../apimachinery/api/meta/v1.js";
+import type { Info as VersionInfo } from "../apimachinery/api/version.js";
 import { StatusError } from "../apimachinery/errors.js";
 import { groupVersionString, type GroupVersion } from "../apimachinery/gvk.js";
 import type { ResourceDescriptor } from "./interfaces.js";

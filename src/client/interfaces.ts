@@ -3,8 +3,8 @@
  * (kubeloop/testing). Informers, event sinks, leader election and controllers are written
  * against these interfaces only, so every one of them runs unchanged on either.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
-import type { Scale } from "kubernetes-types/autoscaling/v1.js";
+import type { Status } from "../apimachinery/api/meta/v1.js";
+import type { Scale } from "../apimachinery/api/autoscaling/v1.js";
 import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
 import type { ResourceDescriptor } from "../apimachinery/resource.js";
 

@@ -1,5 +1,5 @@
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment } from "../apimachinery/api/apps/v1.js";
+import type { ConfigMap, Pod } from "../apimachinery/api/core/v1.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StatusError } from "../apimachinery/errors.js";
 import { json, status, TestServer } from "../../test/client/server.js";

@@ -9,8 +9,8 @@
  * object (get, patch, delete, scale) are refused, as client-go's request preflight check does.
  * For a cluster-scoped resource the namespace is ignored.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
-import type { Scale } from "kubernetes-types/autoscaling/v1.js";
+import type { Status } from "../apimachinery/api/meta/v1.js";
+import type { Scale } from "../apimachinery/api/autoscaling/v1.js";
 import { toPartialObjectMetadata, PARTIAL_OBJECT_METADATA_KIND } from "../apimachinery/resource.js";
 import type { KubeList, KubeObject, TypedObject } from "../apimachinery/types.js";
 import { RequestConstructionError } from "./errors.js";

@@ -25,7 +25,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import type { ConnectionOptions } from "node:tls";
 import { Agent, ProxyAgent, Socks5ProxyAgent, type Dispatcher } from "undici";
-import type { StatusCause } from "kubernetes-types/meta/v1.js";
+import type { StatusCause } from "../apimachinery/api/meta/v1.js";
 import { realClock, type Clock, type Timer } from "../apimachinery/clock.js";
 import { StatusError, type StatusReason } from "../apimachinery/errors.js";
 import { groupResourceString } from "../apimachinery/gvk.js";

@@ -3,15 +3,15 @@
  * `client.core.v1.pods(ns)`), built over any ResourceClientFactory — the HTTP client, the dynamic
  * client or the fake client all get them from `typedClients(factory)`.
  */
-import type * as corev1 from "kubernetes-types/core/v1.js";
-import type * as appsv1 from "kubernetes-types/apps/v1.js";
-import type * as batchv1 from "kubernetes-types/batch/v1.js";
-import type * as coordinationv1 from "kubernetes-types/coordination/v1.js";
-import type * as eventsv1 from "kubernetes-types/events/v1.js";
-import type * as rbacv1 from "kubernetes-types/rbac/v1.js";
-import type * as apiextensionsv1 from "kubernetes-types/apiextensions/v1.js";
-import type * as discoveryv1 from "kubernetes-types/discovery/v1.js";
-import type * as policyv1 from "kubernetes-types/policy/v1.js";
+import type * as corev1 from "../apimachinery/api/core/v1.js";
+import type * as appsv1 from "../apimachinery/api/apps/v1.js";
+import type * as batchv1 from "../apimachinery/api/batch/v1.js";
+import type * as coordinationv1 from "../apimachinery/api/coordination/v1.js";
+import type * as eventsv1 from "../apimachinery/api/events/v1.js";
+import type * as rbacv1 from "../apimachinery/api/rbac/v1.js";
+import type * as apiextensionsv1 from "../apimachinery/api/apiextensions/v1.js";
+import type * as discoveryv1 from "../apimachinery/api/discovery/v1.js";
+import type * as policyv1 from "../apimachinery/api/policy/v1.js";
 import { defineResource, type ResourceDescriptor } from "../apimachinery/resource.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient, ResourceClientFactory } from "./interfaces.js";

@@ -13,7 +13,7 @@
  * the stream, as client-go treats it as EOF; a frame that is not a valid event yields one ERROR
  * event with a 500 InternalError Status (cause "ClientWatchDecoding") and ends the stream.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../apimachinery/api/meta/v1.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import type { WatchEvent, WatchEventType, WatchStream } from "./interfaces.js";
 import { isProbableEOF, type RestStream } from "./transport.js";

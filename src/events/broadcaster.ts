@@ -9,7 +9,7 @@
  * `sleepDurationMs` (the first sleep randomized), giving up at once on a StatusError (the server
  * rejected the event) and retrying transport errors.
  */
-import type { Event, ObjectReference } from "kubernetes-types/core/v1.js";
+import type { Event, ObjectReference } from "../apimachinery/api/core/v1.js";
 import { Counter, type Registry } from "prom-client";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";

@@ -4,7 +4,7 @@
  * in message) are combined after `maxEvents` within `maxIntervalSeconds`, and a per source+object
  * token bucket drops the long tail of spam. Defaults are upstream's.
  */
-import type { Event } from "kubernetes-types/core/v1.js";
+import type { Event } from "../apimachinery/api/core/v1.js";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import type { WritableObjectMeta } from "../apimachinery/types.js";

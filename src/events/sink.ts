@@ -1,5 +1,5 @@
 /** Event sinks: where correlated events go — the core/v1 Events API through any client. */
-import type { Event } from "kubernetes-types/core/v1.js";
+import type { Event } from "../apimachinery/api/core/v1.js";
 import type { ResourceClientFactory } from "../client/interfaces.js";
 import { builtin } from "../client/typed.js";
 import type { EventCountPatch } from "./correlator.js";

@@ -1,4 +1,4 @@
-import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Lease } from "../apimachinery/api/coordination/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";
 import { StatusError } from "../apimachinery/errors.js";

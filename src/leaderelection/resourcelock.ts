@@ -2,7 +2,7 @@
  * Resource locks for leader election: the record every candidate reads and writes, and the
  * Lease-backed lock (coordination.k8s.io/v1), as client-go's tools/leaderelection/resourcelock.
  */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Lease } from "../apimachinery/api/coordination/v1.js";
 import { StatusError } from "../apimachinery/errors.js";
 import type { ResourceClient } from "../client/interfaces.js";
 import { formatMicroTime, parseTime } from "../apimachinery/time.js";

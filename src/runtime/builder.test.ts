@@ -1,5 +1,5 @@
-import type { ConfigMap, Pod, Secret } from "kubernetes-types/core/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { ConfigMap, Pod, Secret } from "../apimachinery/api/core/v1.js";
+import type { OwnerReference } from "../apimachinery/api/meta/v1.js";
 import { describe, expect, it } from "vitest";
 import { ObjectName } from "../apimachinery/objectname.js";
 import { defineResource, metadataOnly, type PartialObjectMetadata } from "../apimachinery/resource.js";

@@ -1,6 +1,6 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { Pod } from "../apimachinery/api/core/v1.js";
+import type { ReplicaSet } from "../apimachinery/api/apps/v1.js";
+import type { LabelSelector } from "../apimachinery/api/meta/v1.js";
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../apimachinery/errors.js";
 import { fieldErrors } from "../apimachinery/fielderrors.js";

@@ -25,7 +25,7 @@
  * Every object is visited; errors are collected and `claim()` rejects with them afterwards (one
  * error as itself, several as an AggregateError), as upstream returns an aggregate.
  */
-import type { LabelSelector, OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector, OwnerReference } from "../apimachinery/api/meta/v1.js";
 import { isInvalid, isNotFound } from "../apimachinery/errors.js";
 import type { GroupVersionKind } from "../apimachinery/gvk.js";
 import { groupVersionString } from "../apimachinery/gvk.js";

@@ -22,7 +22,7 @@ import { parseGroupVersion } from "../apimachinery/gvk.js";
 import { ObjectName } from "../apimachinery/objectname.js";
 import { getControllerOf } from "../apimachinery/ownerrefs.js";
 import type { TypedObject } from "../apimachinery/types.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../apimachinery/api/meta/v1.js";
 import type { Request } from "./reconcile.js";
 
 /** What handlers may do with a controller's queue. */

@@ -1,4 +1,4 @@
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { isConflict } from "../apimachinery/errors.js";
 import { builtin } from "../client/typed.js";

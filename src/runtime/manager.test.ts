@@ -1,4 +1,4 @@
-import type { Event } from "kubernetes-types/core/v1.js";
+import type { Event } from "../apimachinery/api/core/v1.js";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";

@@ -13,7 +13,7 @@
  * - `newPredicateFuncs(filter)`: `filter(object)` for every event (the new object on updates).
  * - `and`, `or`, `not`.
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../apimachinery/api/meta/v1.js";
 import { deepEqual } from "../apimachinery/equality.js";
 import { labelSelectorAsSelector } from "../apimachinery/labels.js";
 import type { TypedObject } from "../apimachinery/types.js";

@@ -4,8 +4,8 @@
  * the reconcile passing `signal` to each call. A call's own `signal`, when given, still applies:
  * the request stops when either aborts.
  */
-import type { Scale } from "kubernetes-types/autoscaling/v1.js";
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Scale } from "../apimachinery/api/autoscaling/v1.js";
+import type { Status } from "../apimachinery/api/meta/v1.js";
 import type { ResourceDescriptor } from "../apimachinery/resource.js";
 import type { KubeList, TypedObject } from "../apimachinery/types.js";
 import type {

@@ -10,8 +10,8 @@
  * foregroundDeletion finalizers (something else — a garbage collector — must remove them).
  * Server-side apply is refused with 415.
  */
-import type { Scale } from "kubernetes-types/autoscaling/v1.js";
-import type { LabelSelector, Status } from "kubernetes-types/meta/v1.js";
+import type { Scale } from "../apimachinery/api/autoscaling/v1.js";
+import type { LabelSelector, Status } from "../apimachinery/api/meta/v1.js";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { deepCopy } from "../apimachinery/deepcopy.js";

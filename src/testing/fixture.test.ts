@@ -1,4 +1,4 @@
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Deployment } from "../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import { builtin } from "../client/typed.js";
 import { ControllerFixture, ControllerFixtureError } from "./fixture.js";

@@ -17,7 +17,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
+import type { CustomResourceDefinition } from "../apimachinery/api/apiextensions/v1.js";
 import { parseAllDocuments } from "yaml";
 import type { Clock } from "../apimachinery/clock.js";
 import type { TypedObject } from "../apimachinery/types.js";

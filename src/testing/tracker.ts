@@ -8,7 +8,7 @@
  * out (callers get deep copies); `history` holds the last `historyLimit` events in revision order;
  * every event in `history` has been delivered to every open watcher it matches.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../apimachinery/api/meta/v1.js";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { deepCopy } from "../apimachinery/deepcopy.js";

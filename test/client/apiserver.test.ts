@@ -2,7 +2,7 @@
  * The real client against the embedded API server (src/apiserver), through the kubeconfig it
  * writes.
  */
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isConflict, isNotFound, StatusError } from "../../src/apimachinery/errors.js";
 import type { RunningApiServer } from "../../src/apiserver/index.js";

@@ -3,7 +3,7 @@
  * client asks for PartialObjectMetadata, the server answers it for get, list and watch, and an
  * informer over the view caches metadata only.
  */
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metadataOnly } from "../../src/apimachinery/resource.js";
 import type { RunningApiServer } from "../../src/apiserver/index.js";

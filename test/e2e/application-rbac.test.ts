@@ -5,9 +5,9 @@
  * removed in turn and the controller, started afresh, visibly fails at the job that rule allows.
  */
 import { readFileSync } from "node:fs";
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { Event, Service } from "kubernetes-types/core/v1.js";
-import type { ClusterRole } from "kubernetes-types/rbac/v1.js";
+import type { Deployment } from "../../src/apimachinery/api/apps/v1.js";
+import type { Event, Service } from "../../src/apimachinery/api/core/v1.js";
+import type { ClusterRole } from "../../src/apimachinery/api/rbac/v1.js";
 import { Registry } from "prom-client";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,8 +3,8 @@
  * plane, the Application controller running in-process on the shared informer factory.
  */
 import { readFileSync } from "node:fs";
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { Endpoints, Event, Service } from "kubernetes-types/core/v1.js";
+import type { Deployment } from "../../src/apimachinery/api/apps/v1.js";
+import type { Endpoints, Event, Service } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupApplicationController, type Application } from "../../src/controllers/application/index.js";
 import { ClientEventSink, EventBroadcaster } from "../../src/events/index.js";

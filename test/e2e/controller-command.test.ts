@@ -3,7 +3,7 @@
  * startControlPlane composes them all: here the ReplicaSet controller, against an embedded API
  * server with no controllers of its own, through the server's kubeconfig.
  */
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { ReplicaSet } from "../../src/apimachinery/api/apps/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runController } from "../../src/cli/controller.js";
 import { builtin } from "../../src/client/typed.js";

@@ -6,8 +6,8 @@
  * Pods carry terminationGracePeriodSeconds 100, which the simulated kubelet (speedFactor 0.01)
  * turns into one second of Terminating: long enough to see a foreground deletion wait.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet } from "../../src/apimachinery/api/apps/v1.js";
+import type { ConfigMap, Pod } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isNotFound } from "../../src/apimachinery/errors.js";
 import { builtin } from "../../src/client/typed.js";

@@ -3,7 +3,7 @@
  * the status the disruption controller keeps, and `kubectl drain` of a node is refused while a PDB
  * with minAvailable equal to the replica count protects the pods; with room in the budget it drains.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { builtin } from "../../src/client/typed.js";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";

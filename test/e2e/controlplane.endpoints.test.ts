@@ -3,7 +3,7 @@
  * pods it selects (not-ready ones under notReadyAddresses), kept up to date as the Deployment
  * scales — seen through the real kubectl v1.35.
  */
-import type { Endpoints, Pod } from "kubernetes-types/core/v1.js";
+import type { Endpoints, Pod } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { isNotFound } from "../../src/apimachinery/errors.js";
 import { builtin } from "../../src/client/typed.js";

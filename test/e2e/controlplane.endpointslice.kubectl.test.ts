@@ -3,8 +3,8 @@
  * the real kubectl 1.35 reads — `get endpointslices -l kubernetes.io/service-name=<svc>` shows one
  * slice with the pod IPs, `describe svc` lists them as its endpoints (read from slices).
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
-import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { Pod } from "../../src/apimachinery/api/core/v1.js";
+import type { EndpointSlice } from "../../src/apimachinery/api/discovery/v1.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { builtin } from "../../src/client/typed.js";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";
@@ -43,7 +43,7 @@ it("a Service's EndpointSlice lists its ready pods; kubectl get endpointslices a
   expect(slice.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Service", name: "web", controller: true });
   expect(slice.addressType).toBe("IPv4");
   expect(slice.ports).toEqual([{ name: "", port: 8080, protocol: "TCP" }]);
-  expect(slice.endpoints.flatMap((e) => e.addresses).sort()).toEqual(running);
+  expect((slice.endpoints ?? []).flatMap((e) => e.addresses).sort()).toEqual(running);
 
   const table = await k.ok(["-n", ns, "get", "endpointslices", "-l", "kubernetes.io/service-name=web"]);
   expect(table).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE/m);

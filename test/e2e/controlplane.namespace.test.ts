@@ -5,7 +5,7 @@
  * objects find them), the namespace reads Terminating, then goes; custom resources are deleted by
  * discovery, and content held by a finalizer shows in the namespace's conditions until released.
  */
-import type { Namespace } from "kubernetes-types/core/v1.js";
+import type { Namespace } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtin } from "../../src/client/typed.js";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";

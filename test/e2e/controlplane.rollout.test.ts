@@ -6,8 +6,8 @@
  * These run in real time (kubectl is a separate process): waits poll the API with a deadline
  * instead of sleeping for fixed periods.
  */
-import type { Deployment, DeploymentCondition, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, DeploymentCondition, ReplicaSet } from "../../src/apimachinery/api/apps/v1.js";
+import type { Pod } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtin } from "../../src/client/typed.js";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";

@@ -9,8 +9,8 @@
  * status.availableReplicas ≥ replicas − maxUnavailable; and, one level down, the live pods
  * themselves (not terminating) and the ready ones among them.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet } from "../../src/apimachinery/api/apps/v1.js";
+import type { Pod } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { TypedObject } from "../../src/apimachinery/types.js";
 import type { ResourceClient } from "../../src/client/interfaces.js";

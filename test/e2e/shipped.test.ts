@@ -14,8 +14,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Deployment } from "../../src/apimachinery/api/apps/v1.js";
+import type { Lease } from "../../src/apimachinery/api/coordination/v1.js";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../scripts/build.mjs";

@@ -12,7 +12,7 @@
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../../src/apimachinery/api/core/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlreadyExists, isConflict, isNotFound } from "../../src/apimachinery/errors.js";
 import type { RunningApiServer } from "../../src/apiserver/index.js";

@@ -2,7 +2,7 @@
  * Leader election end to end: two electors, each with its own KubeClient, against the embedded
  * API server. Real time with short durations (lease 1 s, renew deadline 0.7 s, retry 0.2 s).
  */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Lease } from "../../src/apimachinery/api/coordination/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiServer, type RunningApiServer } from "../../src/apiserver/index.js";
 import { KubeClient } from "../../src/client/kubeclient.js";

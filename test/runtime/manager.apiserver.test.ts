@@ -5,7 +5,7 @@
  * events recorded to the API, and the metrics endpoint. Real clock and loopback HTTP: waits are
  * condition polls with a deadline, never fixed sleeps.
  */
-import type { ConfigMap, Event } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Event } from "../../src/apimachinery/api/core/v1.js";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isInvalid } from "../../src/apimachinery/errors.js";

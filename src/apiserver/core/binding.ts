@@ -6,7 +6,7 @@
  * Conflict ("pod <name> is already assigned to node <node>"); a pod being deleted cannot be
  * bound; the binding's annotations are copied onto the pod; the PodScheduled condition is set.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../apimachinery/api/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -23,12 +23,12 @@
  * Success answers a Status {status: Success} with code 201. Eviction bodies of policy/v1 and
  * policy/v1beta1 are both accepted, as upstream.
  */
-import type { Status, StatusCause } from "kubernetes-types/meta/v1.js";
+import type { Status, StatusCause } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
 import { defaultWriteContext, type WriteContext } from "../rest/context.js";
 import { formatTime } from "../rest/metadata.js";
 import { parseDeleteOptions, type DeleteOptions } from "../rest/options.js";

@@ -15,7 +15,7 @@
  * They are `prepare` hooks for ResourceStore.update: they turn the submitted pod into the pod to
  * store and return its validation errors.
  */
-import type { Container, EphemeralContainer, Pod } from "kubernetes-types/core/v1.js";
+import type { Container, EphemeralContainer, Pod } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { semanticDeepEqual } from "../registry/equality.js";

@@ -22,7 +22,7 @@
  * DELETE → Terminating (InstanceDeletionPending → InstanceDeletionInProgress) → instances gone →
  * InstanceDeletionCompleted → finalizer removed → gone, stores withdrawn.
  */
-import type { CustomResourceDefinitionCondition } from "kubernetes-types/apiextensions/v1.js";
+import type { CustomResourceDefinitionCondition } from "../../apimachinery/api/apiextensions/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { StatusError } from "../../apimachinery/errors.js";

@@ -7,7 +7,7 @@
  * - `x-kubernetes-list-type: set` lists hold unique items and `map` lists unique keys
  *   (`spec.ports[1]: Duplicate value: map[string]interface {}{"name":"a"}`).
  */
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
 import { parseGroupVersion } from "../../apimachinery/gvk.js";
 import { isDNS1035Label, nameIsPathSegment, type ValidateNameFunc } from "../../apimachinery/validation.js";

@@ -1,15 +1,15 @@
 /**
  * The CustomResourceDefinition shapes the server works with (apiextensions.k8s.io/v1), with
- * the schema typed as our Schema (kubernetes-types' JSONSchemaProps lacks the vendor
- * extensions), and accessors that tolerate malformed input.
+ * the schema typed as our Schema (the structural-schema view the server validates with), and
+ * accessors that tolerate malformed input.
  */
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinitionCondition,
   CustomResourceDefinitionNames,
   CustomResourceSubresourceScale,
-} from "kubernetes-types/apiextensions/v1.js";
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+} from "../../apimachinery/api/apiextensions/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isObject, type Schema } from "./schema.js";
 

@@ -10,8 +10,8 @@
  * selector does not convert), rules that are not objects are ignored, and a failure on one
  * role is logged and does not stop the others.
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
-import type { ClusterRole, PolicyRule } from "kubernetes-types/rbac/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
+import type { ClusterRole, PolicyRule } from "../../apimachinery/api/rbac/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { selectorMatches } from "../registry/meta.js";

@@ -3,7 +3,7 @@
  * plugin/pkg/auth/authorizer/rbac/rbac_test.go (TestAuthorizer, TestRuleMatches) and the
  * resolver's applies-to rules (pkg/registry/rbac/validation/rule_test.go).
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from "kubernetes-types/rbac/v1.js";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from "../../apimachinery/api/rbac/v1.js";
 import { describe, expect, it } from "vitest";
 import type { Attributes } from "./attributes.js";
 import { RBACAuthorizer } from "./authorizer.js";

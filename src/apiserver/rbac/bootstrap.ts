@@ -8,7 +8,7 @@
  * created; existing ones annotated `rbac.authorization.kubernetes.io/autoupdate: "true"` get the
  * bootstrap permissions / subjects they lack added (nothing is removed).
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from "kubernetes-types/rbac/v1.js";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from "../../apimachinery/api/rbac/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { defaultWriteContext } from "../rest/context.js";

@@ -7,7 +7,7 @@
  * reflected (read-your-writes for authorization decisions right after an RBAC change).
  * Objects are frozen storage objects and are never mutated.
  */
-import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.js";
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "../../apimachinery/api/rbac/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { resourcePrefix } from "../rest/keys.js";
 import type { Storage, StorageWatch } from "../storage/interface.js";

@@ -9,7 +9,7 @@
  *
  * Writes without a user on their context are the server's own (bootstrap, aggregation) and pass.
  */
-import type { AggregationRule, PolicyRule, RoleRef } from "kubernetes-types/rbac/v1.js";
+import type { AggregationRule, PolicyRule, RoleRef } from "../../apimachinery/api/rbac/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { SystemMasters, type UserInfo } from "../auth/user.js";

@@ -4,7 +4,7 @@
  * with a describer of where each rule came from (for "RBAC: allowed by ..." reasons) and the
  * errors met on the way (a binding to a missing role).
  */
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from "kubernetes-types/rbac/v1.js";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject } from "../../apimachinery/api/rbac/v1.js";
 import { parseServiceAccountUsername, type UserInfo } from "../auth/user.js";
 
 /** Read access to the RBAC objects (a cache kept in step with storage, or fixed lists in tests). */

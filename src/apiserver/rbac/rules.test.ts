@@ -2,7 +2,7 @@
  * Covers and compaction (escalation checks), restating component-helpers'
  * auth/rbac/validation/policy_comparator_test.go and pkg/registry/rbac/validation tests.
  */
-import type { PolicyRule } from "kubernetes-types/rbac/v1.js";
+import type { PolicyRule } from "../../apimachinery/api/rbac/v1.js";
 import { describe, expect, it } from "vitest";
 import { compactRules, compactString, covers } from "./rules.js";
 

@@ -3,7 +3,7 @@
  * rbacv1helpers matchers), whether one set of rules covers another (escalation checks,
  * component-helpers' Covers), and the compact form of missing rules for error messages.
  */
-import type { PolicyRule } from "kubernetes-types/rbac/v1.js";
+import type { PolicyRule } from "../../apimachinery/api/rbac/v1.js";
 import type { Attributes } from "./attributes.js";
 
 export const VerbAll = "*";

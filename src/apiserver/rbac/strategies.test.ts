@@ -1,5 +1,5 @@
 /** Validation and defaulting of the RBAC kinds (pkg/apis/rbac/validation/validation_test.go), and aggregation. */
-import type { ClusterRole } from "kubernetes-types/rbac/v1.js";
+import type { ClusterRole } from "../../apimachinery/api/rbac/v1.js";
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { aggregatedRules } from "./aggregation.js";

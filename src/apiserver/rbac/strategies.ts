@@ -4,7 +4,7 @@
  * and upstream's validation (pkg/apis/rbac/validation). Escalation checks need the requesting
  * user and live in escalation.ts as resource hooks.
  */
-import type { AggregationRule, PolicyRule, RoleRef, Subject } from "kubernetes-types/rbac/v1.js";
+import type { AggregationRule, PolicyRule, RoleRef, Subject } from "../../apimachinery/api/rbac/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain, nameIsPathSegment } from "../../apimachinery/validation.js";

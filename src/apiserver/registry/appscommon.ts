@@ -2,8 +2,8 @@
  * Validation shared by Deployments and ReplicaSets (apps/validation): the label selector and
  * the pod template it must select, int-or-percent rollout parameters.
  */
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { IntOrString } from "../../apimachinery/types.js";
 import { isQualifiedName, isValidLabelValue, isValidPercent } from "../../apimachinery/validation.js";

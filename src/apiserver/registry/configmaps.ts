@@ -3,7 +3,7 @@
  * the two maps; the total size is at most 1 MiB; once `immutable: true`, neither the flag nor the
  * data may change. No generation, no status.
  */
-import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ConfigMap } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isConfigMapKey, nameIsDNSSubdomain, utf8Length } from "../../apimachinery/validation.js";

@@ -7,8 +7,8 @@
  * name leaves room for the 11-character suffix of its Jobs (52 characters at most, checked on
  * create only), the job template is a valid Job spec whose selector is left to be generated.
  */
-import type { CronJob, JobSpec } from "kubernetes-types/batch/v1.js";
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { CronJob, JobSpec } from "../../apimachinery/api/batch/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";

@@ -8,7 +8,7 @@
  * up by one with every template change; clients cannot set it. metadata.generation goes up with
  * any spec change.
  */
-import type { DaemonSet } from "kubernetes-types/apps/v1.js";
+import type { DaemonSet } from "../../apimachinery/api/apps/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { KubeObject } from "../../apimachinery/types.js";

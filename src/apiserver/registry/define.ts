@@ -12,7 +12,7 @@
  *   runs (e.g. Deployments also keep labels, Pods keep owner references);
  * - validation: ObjectMeta (create) or ObjectMetaUpdate (updates) first, then the kind's rules.
  */
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -5,7 +5,7 @@
  * when the spec *or the annotations* change (annotations are copied to ReplicaSets); status
  * updates keep the old spec and labels.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";

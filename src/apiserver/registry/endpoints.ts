@@ -4,7 +4,7 @@
  * when there are several, protocol defaults to TCP. Endpoints may be created by an update
  * (AllowCreateOnUpdate), as upstream allows for them.
  */
-import type { EndpointAddress, Endpoints } from "kubernetes-types/core/v1.js";
+import type { EndpointAddress, Endpoints } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isQualifiedName, isValidIP, isValidPortNum, nameIsDNSSubdomain, parseIPSloppy } from "../../apimachinery/validation.js";

@@ -10,8 +10,8 @@
  *
  * `coreEventToEventsV1` / `eventsV1ToCoreEvent` convert between the two shapes.
  */
-import type { Event as CoreEvent } from "kubernetes-types/core/v1.js";
-import type { Event as EventsV1Event } from "kubernetes-types/events/v1.js";
+import type { Event as CoreEvent } from "../../apimachinery/api/core/v1.js";
+import type { Event as EventsV1Event } from "../../apimachinery/api/events/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain } from "../../apimachinery/validation.js";

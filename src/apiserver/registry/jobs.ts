@@ -23,8 +23,8 @@
  * batch/v1 deletes orphan a Job's pods unless a propagation policy is given, with upstream's
  * warning. Field selector: status.successful.
  */
-import type { Job, JobSpec } from "kubernetes-types/batch/v1.js";
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { Job, JobSpec } from "../../apimachinery/api/batch/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, omitValue, FieldError } from "../../apimachinery/fielderrors.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { KubeObject } from "../../apimachinery/types.js";

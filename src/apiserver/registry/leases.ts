@@ -2,7 +2,7 @@
  * coordination.k8s.io/v1 Leases: no defaults; leaseDurationSeconds > 0, leaseTransitions ≥ 0,
  * strategy (when set) a known value, preferredHolder only with a strategy.
  */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type { Lease } from "../../apimachinery/api/coordination/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isQualifiedName, nameIsDNSSubdomain } from "../../apimachinery/validation.js";

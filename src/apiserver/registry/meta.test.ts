@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { nameIsDNSLabel, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { semanticDeepEqual } from "./equality.js";
 import { selectorMatches, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";

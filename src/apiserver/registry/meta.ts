@@ -3,7 +3,7 @@
  * API's extra finalizer-name rule, and meta/v1 label and label-selector validation. Field paths
  * and messages are upstream's.
  */
-import type { LabelSelector, ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector, ObjectMeta, OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import { parseGroupVersion } from "../../apimachinery/gvk.js";
 import {

@@ -6,7 +6,7 @@
  * Status update: `status.phase` must be Active without deletionTimestamp, Terminating with it.
  * No deletecollection verb (as upstream). Selectable fields: status.phase and the legacy `name`.
  */
-import type { Namespace } from "kubernetes-types/core/v1.js";
+import type { Namespace } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSLabel } from "../../apimachinery/validation.js";

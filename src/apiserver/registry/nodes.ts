@@ -7,7 +7,7 @@
  * capacity/allocatable quantities, no duplicate addresses on update. Selectable field:
  * spec.unschedulable.
  */
-import type { Node, Taint } from "kubernetes-types/core/v1.js";
+import type { Node, Taint } from "../../apimachinery/api/core/v1.js";
 import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isValidLabelValue, nameIsDNSSubdomain, parseIPSloppy } from "../../apimachinery/validation.js";

@@ -15,7 +15,7 @@
  * except resources.requests (only up) and, once, volumeName; the beta storage-class annotation
  * cannot change.
  */
-import type { PersistentVolume, PersistentVolumeClaim } from "kubernetes-types/core/v1.js";
+import type { PersistentVolume, PersistentVolumeClaim } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";

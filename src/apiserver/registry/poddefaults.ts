@@ -4,7 +4,7 @@
  * probes, volumes and env field references. Also fills `resources: {}`, which Go always
  * serializes for containers, so that stored objects look as kube-apiserver's do.
  */
-import type { Container, EnvVar, PodSpec, PodTemplateSpec, Probe, Volume } from "kubernetes-types/core/v1.js";
+import type { Container, EnvVar, PodSpec, PodTemplateSpec, Probe, Volume } from "../../apimachinery/api/core/v1.js";
 
 /** Always for ":latest" or untagged images, IfNotPresent otherwise (digests count as tagged). */
 export function defaultImagePullPolicy(image: string | undefined): string {

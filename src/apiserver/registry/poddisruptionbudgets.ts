@@ -6,7 +6,7 @@
  * The status is what pods/eviction decides on (core/eviction.ts); computing it is the
  * disruption controller's job.
  */
-import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
+import type { PodDisruptionBudget } from "../../apimachinery/api/policy/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";

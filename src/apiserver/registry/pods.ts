@@ -6,7 +6,7 @@
  * generation bumps on spec changes (PodObservedGenerationTracking, on by default since 1.34);
  * status updates keep the spec, owner references and deletion timestamp, and backfill qosClass.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isQualifiedName, isValidIP, nameIsDNSSubdomain } from "../../apimachinery/validation.js";

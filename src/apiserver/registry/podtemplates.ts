@@ -2,7 +2,7 @@
  * core/v1 PodTemplates: the template's pod defaults, ValidatePodTemplate (the template as a pod
  * template), generation 1 on create and bumped when the template changes.
  */
-import type { PodTemplate } from "kubernetes-types/core/v1.js";
+import type { PodTemplate } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";

@@ -18,8 +18,8 @@ import type {
   Probe,
   Toleration,
   Volume,
-} from "kubernetes-types/core/v1.js";
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+} from "../../apimachinery/api/core/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import {
   inclusiveRangeError,

@@ -4,7 +4,7 @@
  * and status `{replicas: 0}` on create, generation bumped on spec changes, status updates keep
  * the old spec. Selectable field: status.replicas.
  */
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";

@@ -7,7 +7,7 @@
  * generation on spec changes, status and scale subresources (the Scale selector is the selector
  * map as a selector string). Field selector: status.replicas.
  */
-import type { ReplicationController } from "kubernetes-types/core/v1.js";
+import type { ReplicationController } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import { selectorFromSet } from "../../apimachinery/labels.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -4,7 +4,7 @@
  * scheduling.nodeSelector is a label map and scheduling.tolerations are valid and unique.
  * No defaults, no generation, no status.
  */
-import type { Toleration } from "kubernetes-types/core/v1.js";
+import type { Toleration } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isDNS1123Label, nameIsDNSSubdomain } from "../../apimachinery/validation.js";

@@ -5,7 +5,7 @@
  * dockerconfigjson, basic-auth, ssh-auth, tls); `type` is immutable, and `immutable: true`
  * freezes the data. Selectable field: type.
  */
-import type { Secret } from "kubernetes-types/core/v1.js";
+import type { Secret } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isConfigMapKey, nameIsDNSSubdomain } from "../../apimachinery/validation.js";

@@ -11,7 +11,7 @@
  * `ipFamilyPolicy: SingleStack` and `ipFamilies: [IPv4]` for non-ExternalName services, which is
  * what upstream's allocator records on a single-stack IPv4 cluster.
  */
-import type { Service, ServicePort } from "kubernetes-types/core/v1.js";
+import type { Service, ServicePort } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import {

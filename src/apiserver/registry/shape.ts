@@ -7,7 +7,7 @@
  * instead of throwing, which would answer 500.
  */
 import { FieldError } from "../../apimachinery/fielderrors.js";
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 
 /** A JSON object. */

@@ -9,8 +9,8 @@
  * retention policy and minReadySeconds may change), generation on spec changes, status and
  * scale subresources.
  */
-import type { StatefulSet } from "kubernetes-types/apps/v1.js";
-import type { PersistentVolumeClaim } from "kubernetes-types/core/v1.js";
+import type { StatefulSet } from "../../apimachinery/api/apps/v1.js";
+import type { PersistentVolumeClaim } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -3,7 +3,7 @@
  * status.replicas, status.selector as a selector string), and a Scale written back as a change
  * of the object's replicas path.
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import { labelSelectorAsSelector, selectorFromSet } from "../../apimachinery/labels.js";

@@ -20,7 +20,7 @@
  * storage version before preparation and validation (admission sees the served version);
  * everything returned is converted back.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../apimachinery/api/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors, FieldError, omitValue } from "../../apimachinery/fielderrors.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";

@@ -10,7 +10,7 @@
  * serving another version than the storage version converts every object (store.present) and
  * leaves `source` out: the shared serialisation is the storage version's.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../apimachinery/api/meta/v1.js";
 import type { Clock, Timer } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -1,5 +1,5 @@
 /** Response conversions chosen by the Accept header: Table and PartialObjectMetadata. */
-import type { ListMeta } from "kubernetes-types/meta/v1.js";
+import type { ListMeta } from "../../apimachinery/api/meta/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeList, KubeObject } from "../../apimachinery/types.js";
 import type { ResourceStore } from "../rest/store.js";

@@ -18,7 +18,7 @@
  *   last-applied-configuration annotation) are forced, and the annotation is kept in sync.
  */
 import { checkJSONDepth } from "../server/decodelimits.js";
-import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
+import type { ManagedFieldsEntry } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";

@@ -6,7 +6,7 @@
  * apiVersion — the JSON upstream builds from the entry without time and fields
  * (BuildManagerIdentifier). Appliers keep one entry whatever version they apply with.
  */
-import type { ManagedFieldsEntry } from "kubernetes-types/meta/v1.js";
+import type { ManagedFieldsEntry } from "../../apimachinery/api/meta/v1.js";
 import { FieldSet } from "./fieldpath.js";
 
 export type Operation = "Apply" | "Update";

@@ -1,5 +1,5 @@
 /** StatefulSets, DaemonSets and ControllerRevisions (the apps/v1 kinds beyond Deployments and ReplicaSets). */
-import type { ControllerRevision, DaemonSet, StatefulSet } from "kubernetes-types/apps/v1.js";
+import type { ControllerRevision, DaemonSet, StatefulSet } from "../../apimachinery/api/apps/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { APPS, CONTAINERS_COLUMN, CORE, IMAGES_COLUMN, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

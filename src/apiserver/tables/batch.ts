@@ -1,5 +1,5 @@
 /** Jobs and CronJobs. */
-import type { CronJob, Job } from "kubernetes-types/batch/v1.js";
+import type { CronJob, Job } from "../../apimachinery/api/batch/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CONTAINERS_COLUMN, IMAGES_COLUMN, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { humanDuration, translateTimestampSince } from "./duration.js";

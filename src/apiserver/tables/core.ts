@@ -1,5 +1,5 @@
 /** Namespaces, Nodes, ConfigMaps, Secrets, ServiceAccounts. */
-import type { ConfigMap, Namespace, Node, Secret, ServiceAccount } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Namespace, Node, Secret, ServiceAccount } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CORE, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

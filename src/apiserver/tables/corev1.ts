@@ -1,5 +1,5 @@
 /** ReplicationControllers, PodTemplates, ResourceQuotas and ComponentStatuses. */
-import type { ComponentStatus, PodTemplate, ReplicationController, ResourceQuota } from "kubernetes-types/core/v1.js";
+import type { ComponentStatus, PodTemplate, ReplicationController, ResourceQuota } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CONTAINERS_COLUMN, CORE, IMAGES_COLUMN, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

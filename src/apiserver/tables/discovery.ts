@@ -1,5 +1,5 @@
 /** EndpointSlices: ADDRESSTYPE, PORTS and ENDPOINTS (at most three of each, then "+ N more..."; "<unset>" when empty). */
-import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { EndpointSlice } from "../../apimachinery/api/discovery/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { ageColumn, col, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

@@ -2,8 +2,8 @@
  * Events, core/v1 and events.k8s.io/v1 alike (upstream prints both through the internal
  * Event type): LAST SEEN TYPE REASON OBJECT MESSAGE; wide SUBOBJECT SOURCE FIRST SEEN COUNT NAME.
  */
-import type { Event as CoreEvent, ObjectReference } from "kubernetes-types/core/v1.js";
-import type { Event as EventsEvent } from "kubernetes-types/events/v1.js";
+import type { Event as CoreEvent, ObjectReference } from "../../apimachinery/api/core/v1.js";
+import type { Event as EventsEvent } from "../../apimachinery/api/events/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CORE, col, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

@@ -1,5 +1,5 @@
 /** String forms kubectl's printers use: label maps, label selectors, container lists. */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,5 +1,5 @@
 /** networking.k8s.io/v1: Ingresses, IngressClasses, NetworkPolicies, IPAddresses, ServiceCIDRs. */
-import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from "kubernetes-types/networking/v1.js";
+import type { Ingress, IngressClass, IngressRule, NetworkPolicy } from "../../apimachinery/api/networking/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

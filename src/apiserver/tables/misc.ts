@@ -1,6 +1,6 @@
 /** Leases, RoleBindings / ClusterRoleBindings, and the default table (NAME, CREATED AT). */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
-import type { RoleBinding, Subject } from "kubernetes-types/rbac/v1.js";
+import type { Lease } from "../../apimachinery/api/coordination/v1.js";
+import type { RoleBinding, Subject } from "../../apimachinery/api/rbac/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { OBJECT_META, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

@@ -1,5 +1,5 @@
 /** Services and Endpoints. */
-import type { Endpoints, LoadBalancerStatus, Service, ServicePort } from "kubernetes-types/core/v1.js";
+import type { Endpoints, LoadBalancerStatus, Service, ServicePort } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CORE, ageColumn, col, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

@@ -9,7 +9,7 @@
  * "SchedulingGated", and "Terminating" (or "Unknown" for NodeLost) once deleted.
  * RESTARTS counts container restarts with the age of the last one: "3 (5m ago)".
  */
-import type { Container, ContainerStatus, Pod, PodCondition } from "kubernetes-types/core/v1.js";
+import type { Container, ContainerStatus, Pod, PodCondition } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { CORE, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

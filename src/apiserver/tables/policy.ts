@@ -1,5 +1,5 @@
 /** PodDisruptionBudgets. */
-import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
+import type { PodDisruptionBudget } from "../../apimachinery/api/policy/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { ageColumn, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

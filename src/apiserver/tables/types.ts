@@ -1,5 +1,5 @@
 /** meta.k8s.io/v1 Table, as kube-apiserver returns it for `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. */
-import type { ListMeta, ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ListMeta, ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 
 export interface TableColumnDefinition {

@@ -1,5 +1,5 @@
 /** PersistentVolumes and PersistentVolumeClaims (VOLUMEMODE is a wide column, but every row carries it). */
-import type { PersistentVolume, PersistentVolumeClaim } from "kubernetes-types/core/v1.js";
+import type { PersistentVolume, PersistentVolumeClaim } from "../../apimachinery/api/core/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { betaStorageClassAnnotation, claimStorageClass } from "../registry/persistentvolumes.js";
 import { CORE, ageColumn, col, colText, nameColumn } from "./columns.js";

@@ -1,5 +1,5 @@
 /** Deployments and ReplicaSets. */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { APPS, CONTAINERS_COLUMN, IMAGES_COLUMN, ageColumn, col, colText, nameColumn } from "./columns.js";
 import { translateTimestampSince } from "./duration.js";

@@ -18,7 +18,7 @@
 import { Agent, request, type RequestOptions } from "node:https";
 import { isIP } from "node:net";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { realClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";

@@ -3,8 +3,8 @@
  * informer caches directly (informers not started) and into a FakeClient, one key is synced, and
  * the client's write actions are compared, in order, with the expected ones.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { Service } from "kubernetes-types/core/v1.js";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
+import type { Service } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";

@@ -22,8 +22,8 @@
  * Every write carries fieldManager kubeloop-application and the reconcile's signal. Objects from
  * the cache are never modified: writes start from deep copies.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { ObjectReference, Service } from "kubernetes-types/core/v1.js";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
+import type { ObjectReference, Service } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { everything, parseSelector, type Selector } from "../../apimachinery/labels.js";
 import type { ObjectName } from "../../apimachinery/objectname.js";

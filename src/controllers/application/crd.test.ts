@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
+import type { CustomResourceDefinition } from "../../apimachinery/api/apiextensions/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";

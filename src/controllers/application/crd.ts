@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CustomResourceDefinition } from "kubernetes-types/apiextensions/v1.js";
+import type { CustomResourceDefinition } from "../../apimachinery/api/apiextensions/v1.js";
 import { parse } from "yaml";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";

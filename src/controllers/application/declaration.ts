@@ -4,8 +4,8 @@
  * written from it by `kubeloop crd gen`; a test fails when they are stale) and the typed
  * `applications` descriptor all come from `applicationCRD` below.
  */
-import type { DeploymentStrategy } from "kubernetes-types/apps/v1.js";
-import type { EnvVar, ResourceRequirements } from "kubernetes-types/core/v1.js";
+import type { DeploymentStrategy } from "../../apimachinery/api/apps/v1.js";
+import type { EnvVar, ResourceRequirements } from "../../apimachinery/api/core/v1.js";
 import { defineCustomResource } from "../../runtime/crd/customresource.js";
 import { k } from "../../runtime/crd/schema.js";
 

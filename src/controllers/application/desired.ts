@@ -18,8 +18,8 @@
  * An update starts from a copy of the live object and overwrites only the owned fields, so a
  * steady state — live children equal to the desired ones in every owned field — makes no write.
  */
-import type { Deployment, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
-import type { Container, ContainerPort, EnvVar, ResourceRequirements, Service, ServicePort } from "kubernetes-types/core/v1.js";
+import type { Deployment, DeploymentStrategy } from "../../apimachinery/api/apps/v1.js";
+import type { Container, ContainerPort, EnvVar, ResourceRequirements, Service, ServicePort } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { newControllerRef } from "../../apimachinery/ownerrefs.js";

@@ -11,7 +11,7 @@
  * of an unchanged world yields an equal object — the controller writes status only when
  * `statusEqual` says it changed.
  */
-import type { Deployment, DeploymentCondition } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentCondition } from "../../apimachinery/api/apps/v1.js";
 import { setStatusCondition } from "../../apimachinery/conditions.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";

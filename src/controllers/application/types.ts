@@ -2,7 +2,7 @@
  * The Application API (kubeloop.dev/v1alpha1) as TypeScript types, and the constants the
  * controller, the CRD (declaration.ts, generated into deploy/crds/) and the manifests share.
  */
-import type { ListMeta } from "kubernetes-types/meta/v1.js";
+import type { ListMeta } from "../../apimachinery/api/meta/v1.js";
 import type { GroupVersionKind } from "../../apimachinery/gvk.js";
 import type { CustomResourceObject } from "../../runtime/crd/customresource.js";
 import type { TypeOf } from "../../runtime/crd/schema.js";

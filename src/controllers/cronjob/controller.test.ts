@@ -1,4 +1,4 @@
-import type { CronJob, Job } from "kubernetes-types/batch/v1.js";
+import type { CronJob, Job } from "../../apimachinery/api/batch/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { formatTime } from "../../apimachinery/time.js";

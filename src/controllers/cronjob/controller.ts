@@ -17,8 +17,8 @@
  *
  * Composed with the builder: for(cronJobs), owns(jobs). Time comes from the manager's Clock.
  */
-import type { CronJob, Job } from "kubernetes-types/batch/v1.js";
-import type { ObjectReference } from "kubernetes-types/core/v1.js";
+import type { CronJob, Job } from "../../apimachinery/api/batch/v1.js";
+import type { ObjectReference } from "../../apimachinery/api/core/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";

@@ -3,8 +3,8 @@
  * annotation helpers). Functions named set* modify the object they are given — always a private
  * copy, never a cached object — and report whether anything changed.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { atoi } from "../../apimachinery/intstr.js";
 import {
   DEPRECATED_ROLLBACK_TO_ANNOTATION,

@@ -2,7 +2,7 @@
  * Deployment status conditions (deployment/util's condition helpers). Times are RFC 3339 with
  * second precision, as metav1.Time is on the wire; `now` is always passed in (from the Clock).
  */
-import type { DeploymentCondition, DeploymentStatus, ReplicaSetCondition } from "kubernetes-types/apps/v1.js";
+import type { DeploymentCondition, DeploymentStatus, ReplicaSetCondition } from "../../apimachinery/api/apps/v1.js";
 
 import { formatTime as rfc3339 } from "../../apimachinery/time.js";
 

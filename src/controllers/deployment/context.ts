@@ -3,7 +3,7 @@
  * to read, the event recorder, the clock, a logger, and the answer the sync gives the work queue.
  * One SyncContext is made per sync (`result` belongs to that sync only).
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import type { WritableObjectMeta } from "../../apimachinery/types.js";
 import type { ResourceClient } from "../../client/interfaces.js";

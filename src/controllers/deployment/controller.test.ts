@@ -2,7 +2,7 @@
  * deployment_controller_test.go restated: syncDeployment fixtures with expected client actions,
  * ReplicaSet claiming, the pod map, and the event handlers.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { WritableObjectMeta } from "../../apimachinery/types.js";

@@ -17,9 +17,9 @@
  * calls carry the reconcile's signal); a sync works on a deep copy of the cached Deployment (with
  * the API defaults filled in) and never modifies cached objects.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { deepEqual, semanticEqual } from "../../apimachinery/equality.js";

@@ -7,7 +7,7 @@
  * absent, they mean "no deadline" and "keep every revision", as upstream reads them.
  * Only absent fields are filled; nothing present is changed.
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
 import { ROLLING_UPDATE_STRATEGY } from "./constants.js";
 
 export function withDeploymentDefaults(d: Deployment): Deployment {

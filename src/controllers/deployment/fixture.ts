@@ -4,8 +4,8 @@
  * caches directly (informers are not started) and into a FakeClient, one key is synced, and the
  * client's write actions are compared, in order, with the expected ones.
  */
-import type { Deployment, ReplicaSet, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet, ReplicaSetStatus } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import type { FakeClock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import type { IntOrString } from "../../apimachinery/types.js";
@@ -85,7 +85,7 @@ export function newRSWithStatus(name: string, specReplicas: number, statusReplic
   return withRSStatus(rs(name, specReplicas, selector), { replicas: statusReplicas });
 }
 
-/** The ReplicaSet with `status` merged into its status (status is read-only in kubernetes-types). */
+/** The ReplicaSet with `status` merged into its status (a copy: fixtures never share status objects). */
 export function withRSStatus(r: ReplicaSet, status: Partial<ReplicaSetStatus>): ReplicaSet {
   return { ...r, status: { replicas: 0, ...r.status, ...status } } as ReplicaSet;
 }

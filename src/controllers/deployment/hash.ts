@@ -9,7 +9,7 @@
  * SafeEncodeString alphabet. Hashes are therefore stable across kubeloop versions and processes,
  * but differ from the ones kube-controller-manager would compute for the same template.
  */
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
 
 const FNV_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;

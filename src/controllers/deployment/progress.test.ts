@@ -1,5 +1,5 @@
 /** progress_test.go restated: the Progressing condition and the progress-deadline requeue. */
-import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import { newSyncContext, rs, withRSStatus } from "./fixture.js";
 import { getDeploymentCondition, NEW_RS_AVAILABLE_REASON, REPLICA_SET_UPDATED_REASON, TIMED_OUT_REASON } from "./index.js";

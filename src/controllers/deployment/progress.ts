@@ -4,7 +4,7 @@
  * progressDeadlineSeconds — ReplicaFailure surfaced from the ReplicaSets, and the requeue that
  * makes the deadline observable without a resync.
  */
-import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { getDeploymentCondition, newDeploymentCondition, removeDeploymentCondition, replicaSetToDeploymentCondition, setDeploymentCondition } from "./conditions.js";
 import {
   DEPLOYMENT_PROGRESSING,

@@ -1,6 +1,6 @@
 /** recreate_test.go restated, plus a Recreate rollout step by step. */
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { newDeployment, newReplicaSet, newRSWithStatus, newSyncContext, updatedReplicaSets } from "./fixture.js";
 import { oldPodsRunning, replicasOf } from "./index.js";

@@ -2,8 +2,8 @@
  * The Recreate strategy (upstream recreate.go): scale every old ReplicaSet to zero, wait until no
  * old pod runs, then create the new ReplicaSet and scale it to spec.replicas.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import type { SyncContext } from "./context.js";
 import { filterActiveReplicaSets, getActualReplicaCountForReplicaSets, replicasOf } from "./replicasets.js";
 import { deploymentComplete } from "./rollout.js";

@@ -4,8 +4,8 @@
  * and deployment/util). Every function here is pure: inputs — often frozen objects from an
  * informer cache — are never modified, and sorting works on copies of the arrays.
  */
-import type { Deployment, DeploymentSpec, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { Deployment, DeploymentSpec, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectingOwners } from "../../runtime/controllerrefmanager.js";

@@ -3,7 +3,7 @@
  * kubectl's client-side `rollout undo`, which copies an old ReplicaSet's template into the
  * Deployment and leaves the rest to the controller.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import type { WritableObjectMeta } from "../../apimachinery/types.js";
 import { builtin } from "../../client/typed.js";

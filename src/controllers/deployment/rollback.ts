@@ -5,7 +5,7 @@
  * annotation is cleared in the same update. kubectl's own `rollout undo` works client-side and
  * never goes through here.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { setDeploymentAnnotationsTo, lastRevision, revision } from "./annotations.js";
 import { DEPRECATED_ROLLBACK_TO_ANNOTATION, ROLLBACK_DONE, ROLLBACK_REVISION_NOT_FOUND, ROLLBACK_TEMPLATE_UNCHANGED } from "./constants.js";
 import { adoptResourceVersion, keyOf, type SyncContext } from "./context.js";

@@ -1,5 +1,5 @@
 /** rolling_test.go restated: the scale-up and scale-down steps of a rolling update. */
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import type { IntOrString } from "../../apimachinery/types.js";
 import { newDeployment, newSyncContext, rs, updatedReplicaSets, withRSStatus } from "./fixture.js";

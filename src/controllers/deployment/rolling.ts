@@ -3,7 +3,7 @@
  * then scale old ones down within maxUnavailable — unhealthy replicas first — and write status.
  * One step per sync; every ReplicaSet change brings a new sync through the informers.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import type { SyncContext } from "./context.js";
 import { keyOf } from "./context.js";
 import { filterActiveReplicaSets, getAvailableReplicaCountForReplicaSets, getReplicaCountForReplicaSets, replicasOf } from "./replicasets.js";

@@ -7,7 +7,7 @@
  * (replicas, ready, available) to its spec.replicas — pods that start instantly and are at once
  * available. The test drives it in explicit steps, so the state between steps can be checked.
  */
-import type { Deployment, DeploymentStrategy, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentStrategy, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";

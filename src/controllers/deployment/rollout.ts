@@ -3,7 +3,7 @@
  * the desired replica count, how a scaling event is shared among ReplicaSets, and when a rollout
  * is complete, progressing or timed out. Pure functions on apps/v1 objects.
  */
-import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentStatus, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { atoi, getScaledValueFromIntOrPercent, IntOrStringError, valueOrDefault } from "../../apimachinery/intstr.js";
 import type { IntOrString } from "../../apimachinery/types.js";
 import { getMaxReplicasAnnotation } from "./annotations.js";

@@ -6,7 +6,7 @@
  * counters that are zero are left out; collisionCount, a pointer upstream, is kept when set, even
  * at zero. Comparisons treat an absent counter as zero.
  */
-import type { Deployment, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentStatus, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { newDeploymentCondition, setDeploymentCondition } from "./conditions.js";
 import { DEPLOYMENT_AVAILABLE, MINIMUM_REPLICAS_AVAILABLE, MINIMUM_REPLICAS_UNAVAILABLE } from "./constants.js";

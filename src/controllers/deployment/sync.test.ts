@@ -1,5 +1,5 @@
 /** sync_test.go restated: proportional scaling (TestScale) and history cleanup. */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { describe, expect, it } from "vitest";
 import type { WritableObjectMeta } from "../../apimachinery/types.js";
 import { newDeployment, newRSWithStatus, newSyncContext, rs, updatedReplicaSets, withRSStatus } from "./fixture.js";

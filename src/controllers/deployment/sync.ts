@@ -7,7 +7,7 @@
  * (status, revision annotation) before writing it, as upstream does. ReplicaSets from the cache
  * are copied before any change.
  */
-import type { Deployment, ReplicaSet } from "kubernetes-types/apps/v1.js";
+import type { Deployment, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { isAlreadyExists, isNotFound } from "../../apimachinery/errors.js";
 import { hasNamespaceTerminatingCause } from "./errors.js";

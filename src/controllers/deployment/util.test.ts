@@ -1,6 +1,6 @@
 /** deployment/util's table tests (deployment_util_test.go, hash_test.go), restated. */
-import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { PodTemplateSpec } from "kubernetes-types/core/v1.js";
+import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { IntOrStringError } from "../../apimachinery/intstr.js";

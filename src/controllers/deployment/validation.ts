@@ -4,7 +4,7 @@
  * object that slipped past — written by an old server, or a fake client — must not be acted on
  * with guessed numbers).
  */
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
 import { keyOf } from "./context.js";
 import { InvalidStrategyError } from "./errors.js";
 import { replicasOf } from "./replicasets.js";

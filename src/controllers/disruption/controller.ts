@@ -15,9 +15,9 @@
  *   for(podDisruptionBudgets); watches(pods) → every PDB in the pod's namespace selecting it (before
  *   and after an update).
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
-import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from "kubernetes-types/policy/v1.js";
-import type { Condition } from "kubernetes-types/meta/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from "../../apimachinery/api/policy/v1.js";
+import type { Condition } from "../../apimachinery/api/meta/v1.js";
 import { setStatusCondition } from "../../apimachinery/conditions.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";

@@ -6,9 +6,9 @@
  * (fail-safe SyncFailed), on ControllerFixture.
  */
 import { describe, expect, it } from "vitest";
-import type { Pod, ReplicationController } from "kubernetes-types/core/v1.js";
-import type { Deployment, ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1.js";
-import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
+import type { Pod, ReplicationController } from "../../apimachinery/api/core/v1.js";
+import type { Deployment, ReplicaSet, StatefulSet } from "../../apimachinery/api/apps/v1.js";
+import type { PodDisruptionBudget } from "../../apimachinery/api/policy/v1.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
 import { formatTime } from "../../apimachinery/time.js";
 import { builtin } from "../../client/typed.js";

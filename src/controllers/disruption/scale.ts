@@ -9,10 +9,10 @@
  * Not here: upstream's last finder, the scale subresource of any other kind (a custom resource
  * with a scale subresource); such pods fail the sync as a missing controller does.
  */
-import type { Pod, ReplicationController } from "kubernetes-types/core/v1.js";
-import type { Deployment, ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
+import type { Pod, ReplicationController } from "../../apimachinery/api/core/v1.js";
+import type { Deployment, ReplicaSet, StatefulSet } from "../../apimachinery/api/apps/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
+import type { PodDisruptionBudget } from "../../apimachinery/api/policy/v1.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import { builtin } from "../../client/typed.js";
 import type { TypedObject } from "../../apimachinery/types.js";

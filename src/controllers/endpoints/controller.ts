@@ -14,7 +14,7 @@
  *   for every Endpoints of the initial list (upstream's checkLeftoverEndpoints: those whose Service
  *   went away meanwhile are cleaned up), leader-election records excepted. maxRetries 15.
  */
-import type { Endpoints, Pod, Service } from "kubernetes-types/core/v1.js";
+import type { Endpoints, Pod, Service } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { isForbidden, isNotFound, StatusError } from "../../apimachinery/errors.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ContainerPort, Endpoints, Pod, Service, ServicePort } from "kubernetes-types/core/v1.js";
+import type { ContainerPort, Endpoints, Pod, Service, ServicePort } from "../../apimachinery/api/core/v1.js";
 import type { FakeClock } from "../../apimachinery/clock.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
 import { builtin } from "../../client/typed.js";

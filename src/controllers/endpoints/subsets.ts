@@ -3,7 +3,7 @@
  * pkg/controller/endpoint/endpoints_controller.go syncService's middle part, with
  * pkg/api/v1/endpoints RepackSubsets and pkg/api/v1/pod FindPort / IsPodReady).
  */
-import type { EndpointAddress, EndpointPort, EndpointSubset, Pod, Service, ServicePort } from "kubernetes-types/core/v1.js";
+import type { EndpointAddress, EndpointPort, EndpointSubset, Pod, Service, ServicePort } from "../../apimachinery/api/core/v1.js";
 
 /** Label set on the Endpoints of a headless service (v1.IsHeadlessService). */
 export const HEADLESS_SERVICE_LABEL = "service.kubernetes.io/headless";

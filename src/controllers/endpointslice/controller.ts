@@ -16,8 +16,8 @@
  *   label change); watches(endpointslices) → the service named by a managed slice's label (a slice
  *   changed or deleted behind the controller's back is put right). maxRetries 15.
  */
-import type { Node, Pod, Service } from "kubernetes-types/core/v1.js";
-import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { Node, Pod, Service } from "../../apimachinery/api/core/v1.js";
+import type { EndpointSlice } from "../../apimachinery/api/discovery/v1.js";
 import { isForbidden, isNotFound } from "../../apimachinery/errors.js";
 import { selectorFromSet, selectorFromValidatedSet } from "../../apimachinery/labels.js";
 import { ObjectName } from "../../apimachinery/objectname.js";

@@ -4,8 +4,8 @@
  * service's target ports resolve to on that pod (pods resolving named ports differently end up in
  * different slices, as upstream's port-map hash groups them).
  */
-import type { Node, Pod, Service } from "kubernetes-types/core/v1.js";
-import type { Endpoint, EndpointPort } from "kubernetes-types/discovery/v1.js";
+import type { Node, Pod, Service } from "../../apimachinery/api/core/v1.js";
+import type { Endpoint, EndpointPort } from "../../apimachinery/api/discovery/v1.js";
 import { findPort, isPodReady, PortNotFoundError, shouldPodBeInEndpoints } from "../endpoints/subsets.js";
 
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";

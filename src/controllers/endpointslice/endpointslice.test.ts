@@ -6,8 +6,8 @@
  * (TestSyncServiceNoSelector, TestSyncServiceMissing, TestSyncServicePodSelection, named ports), on ControllerFixture.
  */
 import { describe, expect, it } from "vitest";
-import type { Node, Pod, Service, ServicePort } from "kubernetes-types/core/v1.js";
-import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { Node, Pod, Service, ServicePort } from "../../apimachinery/api/core/v1.js";
+import type { EndpointSlice } from "../../apimachinery/api/discovery/v1.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
 import { builtin } from "../../client/typed.js";
 import { ControllerFixture } from "../../testing/fixture.js";

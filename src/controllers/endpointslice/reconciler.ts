@@ -11,8 +11,8 @@
  * - a Service with no endpoints at all keeps exactly one empty placeholder slice;
  * - nothing changes → nothing is written (labels and owner included in the comparison).
  */
-import type { Service } from "kubernetes-types/core/v1.js";
-import type { Endpoint, EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { Service } from "../../apimachinery/api/core/v1.js";
+import type { Endpoint, EndpointSlice } from "../../apimachinery/api/discovery/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import {

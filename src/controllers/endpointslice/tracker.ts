@@ -4,7 +4,7 @@
  * writes would plan against old slices and duplicate endpoints, so it fails with
  * StaleInformerCacheError instead and is retried (rate-limited) once the informer caught up.
  */
-import type { EndpointSlice } from "kubernetes-types/discovery/v1.js";
+import type { EndpointSlice } from "../../apimachinery/api/discovery/v1.js";
 
 const DELETED = -1;
 

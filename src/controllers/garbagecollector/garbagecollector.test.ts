@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { metadataOnly } from "../../apimachinery/resource.js";
 import { StatusError } from "../../apimachinery/errors.js";

@@ -26,7 +26,7 @@
  * the collector only sees those deletions as informer events (dependents' owners vanish, GETs
  * answer 404) and never recreates or blocks anything, so the two do not fight.
  */
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepEqual } from "../../apimachinery/equality.js";
 import { isConflict, isNotFound, StatusError } from "../../apimachinery/errors.js";

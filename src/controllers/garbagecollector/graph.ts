@@ -9,7 +9,7 @@
  * under per-field locks and act on possibly outdated values, and the API server has the last word
  * through preconditions).
  */
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 
 /** Where an object lives and what it is: an owner reference's coordinates plus the namespace. */
 export interface ObjectReference {

@@ -9,7 +9,7 @@
  * and the nodes) changes only in processEvent, called by the single loop in run() (tests call it
  * directly).
  */
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import { groupVersionString } from "../../apimachinery/gvk.js";
 import { metadataOnly } from "../../apimachinery/resource.js";
 import type { TypedObject } from "../../apimachinery/types.js";

@@ -8,7 +8,7 @@
  * resources answer 415) get a JSON merge patch instead: the whole remaining list, guarded by the
  * resourceVersion it was computed from.
  */
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import type { TypedObject } from "../../apimachinery/types.js";
 
 /** JSON merge patch keeping every reference of `current` except those to `ownerUIDs`. */

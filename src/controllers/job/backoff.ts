@@ -3,7 +3,7 @@
  * success, new pods wait 10 s doubling up to 10 min from the last failure. One record per Job key,
  * updated only once the status that counted those pods was written.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { parseTime } from "../../apimachinery/time.js";
 
 export interface BackoffRecord {

@@ -1,5 +1,5 @@
-import type { Job } from "kubernetes-types/batch/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Job } from "../../apimachinery/api/batch/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { formatTime } from "../../apimachinery/time.js";
 import { builtin } from "../../client/typed.js";

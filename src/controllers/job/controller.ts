@@ -32,9 +32,9 @@
  * finalizer removal was issued is not counted again until the informer shows it without the
  * finalizer (or gone). Objects from the cache are never mutated: the Job is copied first.
  */
-import type { Job, JobCondition, JobStatus } from "kubernetes-types/batch/v1.js";
-import type { Pod, PodTemplateSpec } from "kubernetes-types/core/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { Job, JobCondition, JobStatus } from "../../apimachinery/api/batch/v1.js";
+import type { Pod, PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";

@@ -3,7 +3,7 @@
  * the succeeded indexes as ordered intervals (status.completedIndexes "1,3-5,7"), and the first
  * indexes that no pod holds yet.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { JOB_COMPLETION_INDEX_ANNOTATION } from "./constants.js";
 
 export const UNKNOWN_COMPLETION_INDEX = -1;

@@ -8,7 +8,7 @@
  * Invariant of `updateConditions`: an existing condition keeps its place in the list and its
  * lastTransitionTime unless its status changes; conditions of other types are left alone.
  */
-import type { NamespaceCondition, NamespaceStatus } from "kubernetes-types/core/v1.js";
+import type { NamespaceCondition, NamespaceStatus } from "../../apimachinery/api/core/v1.js";
 import { formatTime } from "../../apimachinery/time.js";
 
 export const NamespaceDeletionDiscoveryFailure = "NamespaceDeletionDiscoveryFailure";

@@ -10,7 +10,7 @@
  *   leaving content behind is requeued after estimate/2 + 1 seconds; a failed one with the
  *   controller's own backoff (5 ms doubling to 60 s, with a 10 qps / burst 100 bucket overall).
  */
-import type { Namespace } from "kubernetes-types/core/v1.js";
+import type { Namespace } from "../../apimachinery/api/core/v1.js";
 import { isNotFound } from "../../apimachinery/errors.js";
 import { ObjectName } from "../../apimachinery/objectname.js";
 import { builtin } from "../../client/typed.js";

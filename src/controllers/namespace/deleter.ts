@@ -19,7 +19,7 @@
  * State: `unsupported` remembers, per "verb group/version/resource", the operations discovery says
  * a resource lacks (upstream's opCache); a 405 or 404 answer skips the operation this time only.
  */
-import type { Namespace, Pod } from "kubernetes-types/core/v1.js";
+import type { Namespace, Pod } from "../../apimachinery/api/core/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { isConflict, isMethodNotSupported, isNotFound } from "../../apimachinery/errors.js";

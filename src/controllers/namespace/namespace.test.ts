@@ -6,7 +6,7 @@
  * controller's queueing (namespaceDeletionGracePeriod, the estimate/2 + 1 requeue) on a fake clock.
  */
 import { describe, expect, it } from "vitest";
-import type { ConfigMap, Namespace, NamespaceCondition, NamespaceStatus, Pod } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Namespace, NamespaceCondition, NamespaceStatus, Pod } from "../../apimachinery/api/core/v1.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { formatTime } from "../../apimachinery/time.js";
 import { builtin } from "../../client/typed.js";

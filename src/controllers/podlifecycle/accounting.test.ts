@@ -1,4 +1,4 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { NodeAccounting } from "./accounting.js";

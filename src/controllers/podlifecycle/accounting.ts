@@ -24,7 +24,7 @@
  * nano-units (BigInt): additions and removals in any order give the recount's totals, with no
  * floating-point drift.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { metaNamespaceKey } from "../../apimachinery/objectname.js";
 import { assignedNode } from "./podstatus.js";
 import { podRequests, type Resources } from "./scheduler.js";

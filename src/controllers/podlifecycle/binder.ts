@@ -3,7 +3,7 @@
  * scheduler binds. The simulator uses it where the server refuses spec.nodeName updates (every
  * real API server, and the embedded one).
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import type { KubeClient } from "../../client/kubeclient.js";
 import type { PodBinder } from "./simulator.js";
 

@@ -11,7 +11,7 @@
  * | `crash-loop`       | `crashloop`         | containers keep exiting: restartCount grows, CrashLoopBackOff  |
  * | `fail-after=<s>`   | `fail-after-<s>s`   | runs and becomes ready, then the pod fails (phase Failed) after s seconds |
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 
 export const FAULT_ANNOTATION = "kubeloop.dev/fault";
 

@@ -6,8 +6,8 @@
  * A node is the simulator's when it carries the annotation `kubeloop.dev/simulated: "true"`; the
  * simulator never touches other nodes nor the pods on them, so it can run beside real kubelets.
  */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
-import type { Node, NodeCondition, NodeStatus } from "kubernetes-types/core/v1.js";
+import type { Lease } from "../../apimachinery/api/coordination/v1.js";
+import type { Node, NodeCondition, NodeStatus } from "../../apimachinery/api/core/v1.js";
 import { formatMicroTime, formatTime } from "../../apimachinery/time.js";
 
 export const SIMULATED_ANNOTATION = "kubeloop.dev/simulated";

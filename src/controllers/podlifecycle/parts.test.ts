@@ -1,4 +1,4 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { detectFault, faultFromImage, FAULT_ANNOTATION, InvalidFaultError, parseFault } from "./faults.js";
 import { QuantityError, quantityValue } from "../../apimachinery/quantity.js";

@@ -16,7 +16,7 @@
  * stopped after its grace period and deleted.
  */
 import { createHash } from "node:crypto";
-import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
+import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { formatTime } from "../../apimachinery/time.js";
 

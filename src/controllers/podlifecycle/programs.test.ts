@@ -1,4 +1,4 @@
-import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { Container, Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { annotationProgram, EXIT_CODE_ANNOTATION, podPrograms, programOf, RUN_SECONDS_ANNOTATION, runScript } from "./programs.js";
 import { containerBackOffMs, goDuration } from "./workload.js";

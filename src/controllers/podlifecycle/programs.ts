@@ -33,7 +33,7 @@
  * Init containers that run forever would block their pod for good, so an init container whose
  * intent is unknown completes at once with 0 (the simulator's behaviour before programs).
  */
-import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { Container, Pod } from "../../apimachinery/api/core/v1.js";
 
 export const EXIT_CODE_ANNOTATION = "sim.kubeloop.dev/exit-code";
 export const RUN_SECONDS_ANNOTATION = "sim.kubeloop.dev/run-seconds";

@@ -8,7 +8,7 @@
  * requested cpu and memory fractions after placing the pod (LeastAllocated); ties go to the node
  * with fewer pods, then to the name that sorts first.
  */
-import type { Node, Pod, Toleration, Taint } from "kubernetes-types/core/v1.js";
+import type { Node, Pod, Toleration, Taint } from "../../apimachinery/api/core/v1.js";
 import { quantityValue } from "../../apimachinery/quantity.js";
 
 export type Resources = Record<string, number>;

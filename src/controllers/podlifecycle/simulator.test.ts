@@ -1,6 +1,6 @@
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Lease } from "kubernetes-types/coordination/v1.js";
-import type { Node, Pod } from "kubernetes-types/core/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Lease } from "../../apimachinery/api/coordination/v1.js";
+import type { Node, Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";

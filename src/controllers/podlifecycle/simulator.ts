@@ -36,8 +36,8 @@
  * keys ("ns/name") and node names ("name"). Every write goes through the reconcile's
  * signal-bound client.
  */
-import type { Lease } from "kubernetes-types/coordination/v1.js";
-import type { Node, ObjectReference, Pod, PodStatus } from "kubernetes-types/core/v1.js";
+import type { Lease } from "../../apimachinery/api/coordination/v1.js";
+import type { Node, ObjectReference, Pod, PodStatus } from "../../apimachinery/api/core/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";

@@ -22,7 +22,7 @@
  * container started; Succeeded / Failed once every regular container terminated for good (Failed
  * when one exited non-zero); Running otherwise.
  */
-import type { ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
+import type { ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { formatTime, parseTime } from "../../apimachinery/time.js";
 import { FOREVER, isSidecar, type PodPrograms, type Program } from "./programs.js";

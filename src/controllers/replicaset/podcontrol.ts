@@ -2,8 +2,8 @@
  * PodControl: how a workload controller creates and deletes its pods, with the events upstream's
  * RealPodControl records (pkg/controller/controller_utils.go). Tests may substitute their own.
  */
-import type { ObjectReference, Pod, PodTemplateSpec } from "kubernetes-types/core/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { ObjectReference, Pod, PodTemplateSpec } from "../../apimachinery/api/core/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { isNotFound, statusOf } from "../../apimachinery/errors.js";
 import type { TypedObject } from "../../apimachinery/types.js";

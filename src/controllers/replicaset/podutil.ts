@@ -6,7 +6,7 @@
  * Times on the wire are RFC 3339 strings; here they are compared as epoch milliseconds, with an
  * absent or unparsable time standing for Go's zero time.
  */
-import type { Pod, PodCondition } from "kubernetes-types/core/v1.js";
+import type { Pod, PodCondition } from "../../apimachinery/api/core/v1.js";
 
 /** Epoch milliseconds of a metav1.Time string, or undefined for the zero time. */
 export function parseTime(t: string | undefined): number | undefined {

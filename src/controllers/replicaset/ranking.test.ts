@@ -1,4 +1,4 @@
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { getDeletionCost, getPodsToDelete, lessActivePod, POD_DELETION_COST_ANNOTATION, sortActivePodsWithRanks } from "./ranking.js";
 import { formatTime } from "./podutil.js";

@@ -16,7 +16,7 @@
  * (LogarithmicScaleDown, GA): ages within the same power of two are equal, and then the pod
  * with the smaller UID goes first, which spreads deletions pseudo-randomly among equals.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { isPodActive, isPodReady, maxContainerRestarts, parseTime, podReadyTime } from "./podutil.js";
 
 export const POD_DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost";

@@ -1,5 +1,5 @@
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../../apimachinery/errors.js";
 import { builtin } from "../../client/typed.js";

@@ -23,9 +23,9 @@
  * again — so a stale cache can never make it double-create or double-delete. Creates that fail or
  * are skipped lower the expectation at once, since no event will ever come for them.
  */
-import type { ReplicaSet } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
-import type { OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
+import type { OwnerReference } from "../../apimachinery/api/meta/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { deepEqual } from "../../apimachinery/equality.js";

@@ -2,8 +2,8 @@
  * ReplicaSet status: computed from the pods a ReplicaSet owns, written only when it changed
  * (upstream replica_set_utils.go: calculateStatus, updateReplicaSetStatus and the condition helpers).
  */
-import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from "kubernetes-types/apps/v1.js";
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from "../../apimachinery/api/apps/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectorFromValidatedSet } from "../../apimachinery/labels.js";

@@ -1,4 +1,4 @@
-import type { Job } from "kubernetes-types/batch/v1.js";
+import type { Job } from "../../apimachinery/api/batch/v1.js";
 import { describe, expect, it } from "vitest";
 import { formatTime } from "../../apimachinery/time.js";
 import { builtin } from "../../client/typed.js";

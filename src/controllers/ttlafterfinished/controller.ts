@@ -5,7 +5,7 @@
  * precondition, after re-reading the Job from the API (its TTL may have been changed meanwhile).
  * Until then the Job is requeued for the moment it expires, on the manager's Clock.
  */
-import type { Job } from "kubernetes-types/batch/v1.js";
+import type { Job } from "../../apimachinery/api/batch/v1.js";
 import type { Clock } from "../../apimachinery/clock.js";
 import { isConflict, isNotFound } from "../../apimachinery/errors.js";
 import type { ObjectName } from "../../apimachinery/objectname.js";

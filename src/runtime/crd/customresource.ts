@@ -27,7 +27,7 @@
  * that exist (schema.ts). What only the API server knows (name conflicts with other CRDs) is
  * reported when the manifest is applied.
  */
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { defineResource, type ResourceDescriptor } from "../../apimachinery/resource.js";
 import { Field, type AnyField, type JSONSchemaProps, type TypeOf, type ValidationRule } from "./schema.js";
 

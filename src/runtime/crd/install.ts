@@ -3,7 +3,7 @@
  * `InstallCRDs` and controller tests need. Each CRD is created, or updated when its spec or labels
  * differ from the desired one, then polled until the server reports Established=True.
  */
-import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from "kubernetes-types/apiextensions/v1.js";
+import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from "../../apimachinery/api/apiextensions/v1.js";
 import { realClock, type Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
@@ -35,8 +35,8 @@ export interface InstallCRDsOptions {
 }
 
 /**
- * The manifest as kubernetes-types' CustomResourceDefinition (whose 1.30 JSONSchemaProps lacks
- * the x-kubernetes-* keys; the object is the same JSON).
+ * The manifest as the wire type CustomResourceDefinition (the declaration's manifest type is
+ * its own, narrower description of the same JSON).
  */
 export function asCustomResourceDefinition(m: CustomResourceDefinitionManifest | CustomResourceDefinition): CustomResourceDefinition {
   return m as unknown as CustomResourceDefinition;

@@ -1,4 +1,4 @@
-import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { ResourceDescriptor } from "../../apimachinery/resource.js";
 import { defineCustomResource, InvalidCustomResourceError, type CustomResourceObject } from "./customresource.js";

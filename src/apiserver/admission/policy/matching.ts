@@ -7,7 +7,7 @@
  * labels) and matchPolicy (Equivalent, the default, also matches the rule's resources at the
  * versions the server serves them).
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../../apimachinery/api/meta/v1.js";
 import { labelSelectorAsSelector } from "../../../apimachinery/labels.js";
 import type { KubeObject } from "../../../apimachinery/types.js";
 import type { AdmissionAttributes } from "../interfaces.js";

@@ -4,7 +4,7 @@
  * parameterNotFoundAction), as k8s.io/apiserver/pkg/admission/plugin/policy/generic's
  * dispatchers collect them.
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../../apimachinery/api/meta/v1.js";
 import { labelSelectorAsSelector } from "../../../apimachinery/labels.js";
 import { parseGroupVersion } from "../../../apimachinery/gvk.js";
 import type { KubeObject } from "../../../apimachinery/types.js";

@@ -14,7 +14,7 @@
  * - a dry-run request to a webhook with side effects is a 400, whatever the failure policy.
  */
 import { randomUUID } from "node:crypto";
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../../apimachinery/api/meta/v1.js";
 import { StatusError } from "../../../apimachinery/errors.js";
 import type { GroupVersionKind } from "../../../apimachinery/gvk.js";
 import { sameGVK } from "../../../apimachinery/gvk.js";

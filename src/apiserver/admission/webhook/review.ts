@@ -6,7 +6,7 @@
  * AdmissionReview; a mutating answer gives patch and patchType together; a validating answer
  * gives neither; v1beta1 answers are taken as they are, a patch being JSONPatch.
  */
-import type { Status } from "kubernetes-types/meta/v1.js";
+import type { Status } from "../../../apimachinery/api/meta/v1.js";
 
 export type ReviewVersion = "v1" | "v1beta1";
 

@@ -11,7 +11,7 @@
  */
 import { everything, labelSelectorAsSelector, type Selector } from "../../../apimachinery/labels.js";
 import type { KubeObject } from "../../../apimachinery/types.js";
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+import type { LabelSelector } from "../../../apimachinery/api/meta/v1.js";
 import type { StorageCache } from "../../storage/cache.js";
 import type { WebhookClientConfig } from "../../webhook/client.js";
 import { mutatingWebhookConfigurationsPrefix, validatingWebhookConfigurationsPrefix } from "../../webhook/index.js";
