@@ -87,15 +87,17 @@ export function testStrategies(): ResourceStrategy[] {
       shortNames: ["ns"],
       status: true,
       defaults(o) {
-        const spec = ((o.spec as Spec | undefined) ?? {}) as Spec;
-        if (!spec.finalizers) spec.finalizers = ["kubernetes"];
-        o.spec = spec;
+        // The "kubernetes" finalizer is added at create (upstream's PrepareForCreate), not by
+        // defaulting: a namespaces/finalize body whose list is empty decodes without the field.
         const status = (o.status ?? {}) as { phase?: string };
         if (!status.phase) status.phase = "Active";
         o.status = status;
         o.metadata!.labels = { ...(o.metadata!.labels ?? {}), "kubernetes.io/metadata.name": o.metadata!.name ?? "" };
       },
       onCreate(o) {
+        const spec = ((o.spec as Spec | undefined) ?? {}) as Spec;
+        if (!spec.finalizers?.includes("kubernetes")) spec.finalizers = [...(spec.finalizers ?? []), "kubernetes"];
+        o.spec = spec;
         o.status = { phase: "Active" };
       },
     }),
