@@ -15,7 +15,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { figure, type Benchmark, type Figure, type Sample as HarnessSample } from "../harness.js";
+import { figure, median, progress as report, type Benchmark, type Figure, type Sample as HarnessSample } from "../harness.js";
 
 const ROLE = process.env.DECODE_BENCH_ROLE as Variant | undefined;
 const DURATION_MS = 1200;
@@ -29,7 +29,7 @@ interface Sample {
 }
 type Result = Record<Body, Sample>;
 
-const progress = (m: string) => process.stderr.write(`[apiserver/decode] ${m}\n`);
+const progress = (m: string) => report("apiserver/decode", m);
 
 function deployment(stored: boolean): object {
   const container = (name: string, image: string, cpu: string, memory: string) => ({
@@ -149,12 +149,6 @@ function inChild(variant: Variant): Promise<Result> {
     child.once("message", (m: Result) => (result = m));
     child.once("exit", (code) => (result ? resolve(result) : reject(new Error(`decode bench (${variant}) exited with ${code}`))));
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 const range = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
