@@ -216,6 +216,28 @@ describe("requests", () => {
     await expect(p).rejects.toThrow("caller gave up");
   });
 
+  it("many requests on one caller signal: one listener on it (no MaxListenersExceededWarning), all abort with it", async () => {
+    server.handler = () => {
+      /* never answers */
+    };
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const ac = new AbortController();
+      const t = transport();
+      const inflight = Array.from({ length: 30 }, (_, i) => t.request({ method: "GET", path: `/slow/${i}`, signal: ac.signal }).catch((e: unknown) => e));
+      await new Promise((r) => setTimeout(r, 50));
+      ac.abort(new Error("manager stopped"));
+      const errs = await Promise.all(inflight);
+      expect(errs.every((e) => e instanceof Error && e.message.includes("manager stopped"))).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("the per-request timeout runs on the injected clock → TransportError(timeout)", async () => {
     const clock = new FakeClock();
     server.handler = () => {

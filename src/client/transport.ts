@@ -330,11 +330,40 @@ class ClientTimeout extends Error {
   }
 }
 
+/**
+ * Callers' signals and the per-request callbacks waiting on them. A manager's signal is shared by
+ * every watch and request of its informers and controllers; one listener per caller signal fans
+ * out to them, so a busy signal does not collect one listener per in-flight request (and trip
+ * Node's MaxListenersExceededWarning). Entries go when the signal aborts or is collected.
+ */
+const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `fn` once when `signal` aborts; returns the function that stops waiting. */
+function onAbortOf(signal: AbortSignal, fn: () => void): () => void {
+  let waiters = abortWaiters.get(signal);
+  if (!waiters) {
+    const set = new Set<() => void>();
+    waiters = set;
+    abortWaiters.set(signal, set);
+    signal.addEventListener(
+      "abort",
+      () => {
+        abortWaiters.delete(signal);
+        for (const w of set) w();
+      },
+      { once: true },
+    );
+  }
+  const set = waiters;
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
 /** A signal that aborts with the caller's signal or when the timeout passes on the clock. */
 class RequestScope {
   readonly controller = new AbortController();
   private timer?: Timer;
-  private readonly onAbort?: () => void;
+  private readonly stopWaiting?: () => void;
   private readonly parent?: AbortSignal;
   timedOut = false;
 
@@ -342,10 +371,7 @@ class RequestScope {
     this.parent = parent;
     if (parent) {
       if (parent.aborted) this.controller.abort(parent.reason);
-      else {
-        this.onAbort = () => this.controller.abort(parent.reason);
-        parent.addEventListener("abort", this.onAbort, { once: true });
-      }
+      else this.stopWaiting = onAbortOf(parent, () => this.controller.abort(parent.reason));
     }
     if (timeoutMs > 0) {
       this.timer = clock.setTimer(timeoutMs, () => {
@@ -365,7 +391,7 @@ class RequestScope {
 
   dispose(): void {
     this.timer?.cancel();
-    if (this.onAbort) this.parent?.removeEventListener("abort", this.onAbort);
+    this.stopWaiting?.();
   }
 }
 
