@@ -21,7 +21,7 @@ import { defineStrategy } from "./define.js";
 import { hpaV1ToV2, hpaV2ToV1 } from "./hpaconversion.js";
 import { pathSegmentErrors } from "./identifiers.js";
 import { child, index } from "./path.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 import { rec, ensureRecord, list, str, objOf } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 import { servedAtVersion } from "./versions.js";
@@ -94,7 +94,7 @@ function validateMetricIdentifier(id: unknown, field: string): FieldError[] {
 }
 
 function positive(q: unknown): boolean {
-  const n = typeof q === "string" || typeof q === "number" ? parseQuantity(String(q)) : undefined;
+  const n = typeof q === "string" || typeof q === "number" ? quantityNanos(String(q)) : undefined;
   return n !== undefined && n > 0n;
 }
 
@@ -219,7 +219,7 @@ function validateScalingRules(rules: unknown, field: string): FieldError[] {
   }
   const tol = r.tolerance;
   if (tol != null) {
-    const n = typeof tol === "string" || typeof tol === "number" ? parseQuantity(String(tol)) : undefined;
+    const n = typeof tol === "string" || typeof tol === "number" ? quantityNanos(String(tol)) : undefined;
     if (n !== undefined && n < 0n) errs.push(fieldErrors.invalid(child(field, "tolerance"), tol, "must be greater than or equal to zero"));
   }
   const policies = list<Json>(r.policies);

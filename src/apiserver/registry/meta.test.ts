@@ -3,7 +3,6 @@ import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { nameIsDNSLabel, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { semanticDeepEqual } from "./equality.js";
 import { selectorMatches, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
-import { compareQuantities, parseQuantity } from "./quantity.js";
 
 const msgs = (errs: { toString(): string }[]) => errs.map((e) => e.toString());
 
@@ -112,19 +111,5 @@ describe("helpers", () => {
     expect(semanticDeepEqual({ a: [], b: {} }, {})).toBe(true);
     expect(semanticDeepEqual({ a: [1] }, {})).toBe(false);
     expect(semanticDeepEqual({ a: { b: 1 } }, { a: { b: 2 } })).toBe(false);
-  });
-  it.each([
-    ["1", 1_000_000_000n],
-    ["500m", 500_000_000n],
-    ["1Gi", 1073741824n * 1_000_000_000n],
-    ["1e3", 1000n * 1_000_000_000n],
-    ["0.5", 500_000_000n],
-    ["1.5Ki", 1536n * 1_000_000_000n],
-    ["-2", -2_000_000_000n],
-    ["abc", undefined],
-  ])("parseQuantity(%s)", (s, want) => expect(parseQuantity(s)).toBe(want));
-  it("compares quantities", () => {
-    expect(compareQuantities("100m", "0.1")).toBe(0);
-    expect(compareQuantities("1Gi", "1G")).toBe(1);
   });
 });

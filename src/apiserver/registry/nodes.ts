@@ -15,7 +15,7 @@ import { defineStrategy } from "./define.js";
 import { semanticDeepEqual } from "./equality.js";
 import { validateLabelName } from "./meta.js";
 import { child, index, key } from "./path.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 import type { ResourceStrategy } from "./strategy.js";
 
 const asNode = (o: KubeObject) => o as unknown as Node;
@@ -63,7 +63,7 @@ function validateNodeResources(node: Node): FieldError[] {
   const errs: FieldError[] = [];
   for (const kind of ["capacity", "allocatable"] as const) {
     for (const [name, q] of Object.entries(node.status?.[kind] ?? {})) {
-      const v = parseQuantity(String(q));
+      const v = quantityNanos(String(q));
       if (v === undefined || v < 0n) errs.push(fieldErrors.invalid(key(child("status", kind), name), String(q), "must be greater than or equal to 0"));
     }
   }

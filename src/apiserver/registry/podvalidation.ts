@@ -34,7 +34,7 @@ import { semanticDeepEqual } from "./equality.js";
 import { validateAnnotations, validateLabelName, validateLabels, validateNonnegative } from "./meta.js";
 import { child, index, key } from "./path.js";
 import { volumeSources } from "./poddefaults.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 
 const maxInt32 = 2147483647;
 
@@ -132,7 +132,7 @@ function validateResources(c: Container, field: string): FieldError[] {
   ] as const) {
     for (const [name, q] of Object.entries(values)) {
       const p = key(child(field, kind), name);
-      const v = parseQuantity(String(q));
+      const v = quantityNanos(String(q));
       if (v === undefined) errs.push(fieldErrors.invalid(p, String(q), "must be a valid resource quantity"));
       else if (v < 0n) errs.push(fieldErrors.invalid(p, String(q), "must be greater than or equal to 0"));
     }
@@ -140,8 +140,8 @@ function validateResources(c: Container, field: string): FieldError[] {
   for (const [name, q] of Object.entries(requests)) {
     const lim = limits[name];
     if (lim === undefined) continue;
-    const r = parseQuantity(String(q));
-    const l = parseQuantity(String(lim));
+    const r = quantityNanos(String(q));
+    const l = quantityNanos(String(lim));
     if (r !== undefined && l !== undefined && r > l) {
       errs.push(fieldErrors.invalid(child(field, "requests"), String(q), `must be less than or equal to ${name} limit of ${String(lim)}`));
     }
@@ -495,13 +495,13 @@ export function computePodQOS(spec: PodSpec | undefined): "Guaranteed" | "Bursta
   for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) {
     for (const name of qosResources) {
       const rq = c.resources?.requests?.[name];
-      const v = rq === undefined ? undefined : parseQuantity(String(rq));
+      const v = rq === undefined ? undefined : quantityNanos(String(rq));
       if (v !== undefined && v !== 0n) requests.set(name, (requests.get(name) ?? 0n) + v);
     }
     let found = 0;
     for (const name of qosResources) {
       const lq = c.resources?.limits?.[name];
-      const v = lq === undefined ? undefined : parseQuantity(String(lq));
+      const v = lq === undefined ? undefined : quantityNanos(String(lq));
       if (v !== undefined && v !== 0n) {
         found++;
         limits.set(name, (limits.get(name) ?? 0n) + v);

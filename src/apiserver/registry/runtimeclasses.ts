@@ -12,7 +12,7 @@ import { defineStrategy } from "./define.js";
 import { validateImmutableField, validateLabelName, validateLabels } from "./meta.js";
 import { index, key } from "./path.js";
 import { validateTolerations } from "./podvalidation.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 import { fieldsOf, num, rec, records, str, stringMap, text } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
@@ -42,7 +42,7 @@ function validateOverhead(overhead: unknown): FieldError[] {
     const p = key("overhead.podFixed", name);
     errs.push(...validateLabelName(name, p));
     const s = typeof q === "number" ? String(q) : text(q);
-    const v = parseQuantity(s);
+    const v = quantityNanos(s);
     if (v === undefined) errs.push(fieldErrors.invalid(p, s, "must be a valid resource quantity"));
     else if (v < 0n) errs.push(fieldErrors.invalid(p, s, "must be greater than or equal to 0"));
   }

@@ -24,7 +24,7 @@ import { defineStrategy } from "./define.js";
 import { semanticDeepEqual } from "./equality.js";
 import { validateImmutableField, validateLabelName, validateLabelSelector } from "./meta.js";
 import { child, index } from "./path.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 import { bool, fieldsOf, has, labelSelector, list, num, objAt, rec, records, str, stringMap, strings, text, type Obj } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
 
@@ -345,7 +345,7 @@ export const csiStorageCapacityStrategy: ResourceStrategy = defineStrategy({
 /** ValidateNonnegativeQuantity: a quantity (string or number) ≥ 0. */
 export function validateNonnegativeQuantity(q: unknown, field: string): FieldError[] {
   const s = typeof q === "number" ? String(q) : str(q);
-  const v = s === undefined ? undefined : parseQuantity(s);
+  const v = s === undefined ? undefined : quantityNanos(s);
   if (v === undefined) return [fieldErrors.invalid(field, q, "must be a valid resource quantity")];
   if (v < 0n) return [fieldErrors.invalid(field, s, "must be greater than or equal to 0")];
   return [];

@@ -4,7 +4,7 @@
  * resource counts things.
  */
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
-import { parseQuantity } from "./quantity.js";
+import { quantityNanos } from "../../apimachinery/quantity.js";
 
 /** resource.ErrFormatWrong, what decoding a malformed quantity answers. */
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
@@ -12,11 +12,11 @@ export const quantityFormatError = "quantities must match the regular expression
 /** The value in nano-units, or an error when it is not a quantity string. */
 export function quantityValue(v: unknown, field: string): { value?: bigint; errs: FieldError[] } {
   if (typeof v === "number" && Number.isFinite(v)) {
-    const n = parseQuantity(String(v));
+    const n = quantityNanos(String(v));
     if (n !== undefined) return { value: n, errs: [] };
   }
   if (typeof v !== "string") return { errs: [fieldErrors.invalid(field, v ?? null, quantityFormatError)] };
-  const n = parseQuantity(v);
+  const n = quantityNanos(v);
   if (n === undefined) return { errs: [fieldErrors.invalid(field, v, quantityFormatError)] };
   return { value: n, errs: [] };
 }

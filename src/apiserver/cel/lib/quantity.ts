@@ -4,7 +4,7 @@
  * isGreaterThan, isLessThan, and equality by value. Quantities are exact nano-unit bigints
  * (apiserver/registry/quantity), as resource.Quantity compares them.
  */
-import { parseQuantity } from "../../registry/quantity.js";
+import { quantityFormatError, quantityNanos } from "../../../apimachinery/quantity.js";
 import { Library, memberOverload, overload } from "../decls.js";
 import { T } from "../types.js";
 import { CelError, ExtensionValue, INT64_MAX, INT64_MIN, type CelObject, type Val } from "../values.js";
@@ -22,11 +22,9 @@ class QuantityValue extends ExtensionValue {
   }
 }
 
-const quantityPattern = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$";
-
 function parse(s: string): QuantityValue {
-  const n = parseQuantity(s);
-  if (n === undefined) throw new CelError(`quantities must match the regular expression '${quantityPattern}'`);
+  const n = quantityNanos(s);
+  if (n === undefined) throw new CelError(quantityFormatError);
   return new QuantityValue(n);
 }
 
@@ -43,7 +41,7 @@ function asInteger(n: bigint): bigint {
 export function quantityLibrary(): Library {
   const lib = new Library();
   lib.add("quantity", overload("string_to_quantity", [T.string], QuantityType, ([s]) => parse(s as string)));
-  lib.add("isQuantity", overload("is_quantity_string", [T.string], T.bool, ([s]) => parseQuantity(s as string) !== undefined));
+  lib.add("isQuantity", overload("is_quantity_string", [T.string], T.bool, ([s]) => quantityNanos(s as string) !== undefined));
   lib.add("sign", memberOverload("quantity_sign", [QuantityType], T.int, ([v]) => cmp(q(v), 0n)));
   lib.add("isInteger", memberOverload("quantity_is_integer", [QuantityType], T.bool, ([v]) => q(v) % NANO === 0n && q(v) / NANO >= INT64_MIN && q(v) / NANO <= INT64_MAX));
   lib.add("asInteger", memberOverload("quantity_get_integer", [QuantityType], T.int, ([v]) => asInteger(q(v))));
