@@ -4,7 +4,7 @@
  * created — printing one line per acknowledged write (`ack <create|update> <name> <rv>`) until
  * the parent kills it with SIGKILL.
  *
- * Usage: node --import <ts loader> sqlite.crashchild.ts <dataDir> <concurrency> <durability>
+ * Usage (bundled by the test): node sqlite-crashchild.mjs <dataDir> <concurrency> <durability>
  */
 import { startApiServer } from "../index.js";
 import type { Durability } from "./sqlite.js";

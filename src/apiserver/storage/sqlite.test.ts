@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { MemoryStorage } from "./memory.js";
 import { SqliteStorage, DataDirInUseError, type SqliteStorageOptions } from "./sqlite.js";
@@ -313,37 +313,23 @@ describe("SqliteStorage persistence", () => {
   });
 });
 
-/** A loader that lets a plain `node` child run this repository's TypeScript sources. */
-function writeTsLoader(dir: string): string {
-  const require = createRequire(import.meta.url);
-  const tsUrl = pathToFileURL(require.resolve("typescript")).href;
-  const loader = join(dir, "ts-loader.mjs");
-  writeFileSync(
-    loader,
-    `import { readFileSync, existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import ts from ${JSON.stringify(tsUrl)};
-export async function resolve(spec, ctx, next) {
-  if (spec.endsWith(".js") && ctx.parentURL && ctx.parentURL.startsWith("file:") && (spec.startsWith(".") || spec.startsWith("/"))) {
-    const url = new URL(spec.slice(0, -3) + ".ts", ctx.parentURL);
-    if (existsSync(fileURLToPath(url))) return { url: url.href, shortCircuit: true };
-  }
-  return next(spec, ctx);
-}
-export async function load(url, ctx, next) {
-  if (!url.endsWith(".ts")) return next(url, ctx);
-  const file = fileURLToPath(url);
-  const out = ts.transpileModule(readFileSync(file, "utf8"), {
-    fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, isolatedModules: true },
+/**
+ * The crash child bundled into one ES module (esbuild, a second or so even on a loaded machine),
+ * written inside the repository's node_modules/.cache so its package imports resolve there.
+ */
+async function bundleCrashChild(): Promise<string> {
+  const outfile = fileURLToPath(new URL(`../../../node_modules/.cache/kubeloop-test/sqlite-crashchild-${process.pid}.mjs`, import.meta.url));
+  await build({
+    entryPoints: [fileURLToPath(new URL("./sqlite.crashchild.ts", import.meta.url))],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "silent",
   });
-  return { format: "module", source: out.outputText, shortCircuit: true };
-}
-`,
-  );
-  const register = join(dir, "register.mjs");
-  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(loader).href)});\n`);
-  return register;
+  return outfile;
 }
 
 describe("SqliteStorage crash safety", () => {
@@ -352,12 +338,8 @@ describe("SqliteStorage crash safety", () => {
     async (durability) => {
       const dir = tempDir();
       const dataDir = join(dir, "data");
-      const register = writeTsLoader(dir);
-      const child = spawn(
-        process.execPath,
-        ["--import", register, fileURLToPath(new URL("./sqlite.crashchild.ts", import.meta.url)), dataDir, "16", durability],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
+      const bundle = await bundleCrashChild();
+      const child = spawn(process.execPath, [bundle, dataDir, "16", durability], { stdio: ["ignore", "pipe", "pipe"] });
       const acked = new Map<string, { create?: number; update?: number }>();
       let buf = "";
       let stderr = "";
@@ -366,7 +348,7 @@ describe("SqliteStorage crash safety", () => {
       const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       await new Promise<void>((resolve, reject) => {
-        // Generous: the child transpiles the sources with TypeScript first, slow on a loaded machine.
+        // Generous: a loaded machine starts the child slowly.
         const timer = setTimeout(() => reject(new Error(`child made no progress: ${stderr}`)), 90_000);
         child.on("exit", () => {
           clearTimeout(timer);
@@ -394,6 +376,7 @@ describe("SqliteStorage crash safety", () => {
         });
       });
       await exited;
+      rmSync(bundle, { force: true });
       expect(acks).toBeGreaterThanOrEqual(1500);
 
       const s = SqliteStorage.open(dataDir);
