@@ -13,7 +13,7 @@ import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { apiregistrationGroup, localAvailableCondition } from "../registry/apiservices.js";
-import { semanticDeepEqual } from "../registry/equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { fieldsOf, rec, text, type Obj } from "../registry/shape.js";
 import { hasCondition, withCondition, writeStatus } from "./statuswrite.js";
 import { defaultWriteContext } from "../rest/context.js";
@@ -120,7 +120,7 @@ export class APIServiceController {
   }
 
   private matches(cur: KubeObject, want: KubeObject): boolean {
-    return semanticDeepEqual(rec(fieldsOf(cur).spec), fieldsOf(want).spec) && cur.metadata?.labels?.[autoRegisterManagedLabel] === want.metadata?.labels?.[autoRegisterManagedLabel];
+    return semanticEqual(rec(fieldsOf(cur).spec), fieldsOf(want).spec) && cur.metadata?.labels?.[autoRegisterManagedLabel] === want.metadata?.labels?.[autoRegisterManagedLabel];
   }
 
   private async create(store: ResourceStore, svc: KubeObject): Promise<void> {

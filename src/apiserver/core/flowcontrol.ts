@@ -10,7 +10,7 @@
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { semanticDeepEqual } from "../registry/equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { autoUpdateAnnotation, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from "../registry/flowcontrolbootstrap.js";
 import { fieldsOf, rec, text, type Obj } from "../registry/shape.js";
 import { hasCondition, withCondition, writeStatus } from "./statuswrite.js";
@@ -52,7 +52,7 @@ export async function ensureFlowControlBootstrap(deps: FlowControlDeps): Promise
         // Compare defaulted specs: what the stored object would be with the bootstrap spec.
         const candidate = structuredClone(want);
         store.strategy.defaults(candidate);
-        if (semanticDeepEqual(fieldsOf(cur.object).spec, fieldsOf(candidate).spec)) continue;
+        if (semanticEqual(fieldsOf(cur.object).spec, fieldsOf(candidate).spec)) continue;
         await store.update(undefined, name, (live) => ({ ...structuredClone(live ?? cur.object), spec: structuredClone(fieldsOf(want).spec) }) as KubeObject, ensurerContext());
       } catch (err) {
         ignoreRace(err);

@@ -18,7 +18,7 @@
 import type { Container, EphemeralContainer, Pod } from "../../apimachinery/api/core/v1.js";
 import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import { semanticDeepEqual } from "../registry/equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateObjectMetaUpdate } from "../registry/meta.js";
 import { child, index } from "../registry/path.js";
 import { defaultContainer } from "../registry/poddefaults.js";
@@ -49,7 +49,7 @@ function bumpGeneration(pod: KubeObject, old: KubeObject): void {
   const gen = old.metadata?.generation;
   if (typeof gen !== "number") return;
   const meta = pod.metadata as { generation?: number };
-  meta.generation = semanticDeepEqual(pod.spec, old.spec) ? gen : gen + 1;
+  meta.generation = semanticEqual(pod.spec, old.spec) ? gen : gen + 1;
 }
 
 const forbiddenEphemeralFields: ReadonlyArray<[keyof EphemeralContainer, string]> = [
@@ -117,7 +117,7 @@ export function prepareEphemeralContainersUpdate(obj: KubeObject, old: KubeObjec
     oldNames.add(prev.name);
     const now = byName.get(prev.name);
     if (!now) errs.push(fieldErrors.forbidden("spec.ephemeralContainers", `existing ephemeral containers "${prev.name}" may not be removed\n`));
-    else if (!semanticDeepEqual(prev, now)) {
+    else if (!semanticEqual(prev, now)) {
       errs.push(fieldErrors.forbidden("spec.ephemeralContainers", `existing ephemeral containers "${prev.name}" may not be changed\n`));
     }
   }
@@ -206,6 +206,6 @@ export function preparePodResize(obj: KubeObject, old: KubeObject): FieldError[]
     if (prev?.resizePolicy !== undefined) c.resizePolicy = prev.resizePolicy;
     else delete c.resizePolicy;
   }
-  if (!semanticDeepEqual(normalized, oldPod.spec)) errs.push(fieldErrors.forbidden("spec", "only cpu and memory resources are mutable"));
+  if (!semanticEqual(normalized, oldPod.spec)) errs.push(fieldErrors.forbidden("spec", "only cpu and memory resources are mutable"));
   return errs;
 }

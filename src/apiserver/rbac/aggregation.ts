@@ -15,7 +15,7 @@ import type { ClusterRole, PolicyRule } from "../../apimachinery/api/rbac/v1.js"
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { selectorMatches } from "../registry/meta.js";
-import { semanticDeepEqual } from "../registry/equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { defaultWriteContext } from "../rest/context.js";
 import type { ResourceStore } from "../rest/store.js";
 
@@ -60,7 +60,7 @@ export function aggregatedRules(role: ClusterRole, all: readonly ClusterRole[]):
       const otherRules: unknown = other.rules;
       if (!Array.isArray(otherRules)) continue;
       for (const rule of otherRules as unknown[]) {
-        if (isObject(rule) && !rules.some((x) => semanticDeepEqual(x, rule))) rules.push(rule as unknown as PolicyRule);
+        if (isObject(rule) && !rules.some((x) => semanticEqual(x, rule))) rules.push(rule as unknown as PolicyRule);
       }
     }
   }
@@ -103,7 +103,7 @@ export class ClusterRoleAggregator {
         this.deps.log?.(`aggregating ClusterRole ${name} skipped`, err);
         continue;
       }
-      if (!want || semanticDeepEqual(role.rules ?? [], want)) continue;
+      if (!want || semanticEqual(role.rules ?? [], want)) continue;
       try {
         await this.deps.store.update(undefined, name, (cur) => {
           if (!cur) throw StatusError.notFound({ group: "rbac.authorization.k8s.io", resource: "clusterroles" }, name);

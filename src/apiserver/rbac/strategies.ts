@@ -11,7 +11,7 @@ import { nameIsDNSSubdomain, nameIsPathSegment } from "../../apimachinery/valida
 import { defineStrategy } from "../registry/define.js";
 import { validateLabelSelector } from "../registry/meta.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
-import { semanticDeepEqual } from "../registry/equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { requireRBACTypes } from "./shape.js";
 
 export const rbacGroup = "rbac.authorization.k8s.io";
@@ -100,7 +100,7 @@ function defaultBinding(obj: KubeObject): void {
 
 function roleRefImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
   const ref = (obj as BindingHolder).roleRef;
-  if (semanticDeepEqual(ref, (old as BindingHolder).roleRef)) return [];
+  if (semanticEqual(ref, (old as BindingHolder).roleRef)) return [];
   return [fieldErrors.invalid("roleRef", ref, "cannot change roleRef")];
 }
 

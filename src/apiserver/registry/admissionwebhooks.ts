@@ -24,7 +24,7 @@ import {
   validateRuleWithOperations,
 } from "./admissionrules.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateLabelSelector } from "./meta.js";
 import { child, index } from "./path.js";
 import { fieldsOf, has, labelSelector, num, rec, records, str, strings, text, type Obj } from "./shape.js";
@@ -224,7 +224,7 @@ function updateOptions(obj: KubeObject, old: KubeObject): Options {
   const oldHooks = webhooksOf(old);
   const newHooks = webhooksOf(obj);
   const names = oldHooks.map((h) => text(h.name));
-  const unchangedConditions = oldHooks.length === newHooks.length && oldHooks.every((h, i) => semanticDeepEqual(h.matchConditions, newHooks[i].matchConditions));
+  const unchangedConditions = oldHooks.length === newHooks.length && oldHooks.every((h, i) => semanticEqual(h.matchConditions, newHooks[i].matchConditions));
   return {
     requireNoSideEffects: oldHooks.every((h) => noSideEffectClasses.includes(String(h.sideEffects))),
     requireRecognizedAdmissionReviewVersion: oldHooks.every((h) => {

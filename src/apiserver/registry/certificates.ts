@@ -25,7 +25,7 @@ import type { UserInfo } from "../auth/user.js";
 import type { ResourceHooks } from "../rest/context.js";
 import { formatTime } from "../rest/metadata.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateObjectMetaUpdate } from "./meta.js";
 import { child, index } from "./path.js";
 import { GoValueError, fieldsOf, goBytes, num, objAt, rec, records, str, strings, text, type Obj } from "./shape.js";
@@ -235,7 +235,7 @@ function validateCSRUpdate(obj: KubeObject, old: KubeObject, opts: Options): Fie
       const o = conditionsOfType(old, t);
       const n = conditionsOfType(obj, t);
       if (n.length > o.length) errs.push(fieldErrors.forbidden("status.conditions", `updates may not add a condition of type ${JSON.stringify(t)}`));
-      else if (n.length === o.length && !semanticDeepEqual(o, n)) errs.push(fieldErrors.forbidden("status.conditions", `updates may not modify a condition of type ${JSON.stringify(t)}`));
+      else if (n.length === o.length && !semanticEqual(o, n)) errs.push(fieldErrors.forbidden("status.conditions", `updates may not modify a condition of type ${JSON.stringify(t)}`));
     }
   }
   if (!certificateOf(obj).equals(certificateOf(old))) {
@@ -382,7 +382,7 @@ export function certificateSigningRequestHooks(deps: CSRHookDeps): ResourceHooks
             throw StatusError.forbidden(csrGR, obj.metadata?.name ?? "", `user not permitted to approve requests with signerName ${JSON.stringify(signerName)}`);
           }
         }
-        const significant = !certificateOf(obj).equals(certificateOf(old)) || !semanticDeepEqual(conditions(obj), conditions(old));
+        const significant = !certificateOf(obj).equals(certificateOf(old)) || !semanticEqual(conditions(obj), conditions(old));
         if (ctx.subresource === "status" && significant) {
           if (!authorizedForSigner((n) => deps.authorize!(user, "sign", n), signerName)) {
             throw StatusError.forbidden(csrGR, obj.metadata?.name ?? "", `user not permitted to sign requests with signerName ${JSON.stringify(signerName)}`);

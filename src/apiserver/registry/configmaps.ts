@@ -8,7 +8,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isConfigMapKey, nameIsDNSSubdomain, utf8Length } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { key } from "./path.js";
 import type { ResourceStrategy } from "./strategy.js";
 
@@ -46,8 +46,8 @@ export function validateConfigMapUpdate(obj: KubeObject, old: KubeObject): Field
   if (o.immutable) {
     const msg = "field is immutable when `immutable` is set";
     if (!n.immutable) errs.push(fieldErrors.forbidden("immutable", msg));
-    if (!semanticDeepEqual(n.data, o.data)) errs.push(fieldErrors.forbidden("data", msg));
-    if (!semanticDeepEqual(n.binaryData, o.binaryData)) errs.push(fieldErrors.forbidden("binaryData", msg));
+    if (!semanticEqual(n.data, o.data)) errs.push(fieldErrors.forbidden("data", msg));
+    if (!semanticEqual(n.binaryData, o.binaryData)) errs.push(fieldErrors.forbidden("binaryData", msg));
   }
   return errs;
 }

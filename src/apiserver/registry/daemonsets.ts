@@ -15,7 +15,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { intOrPercentValue, isNotMoreThan100Percent, validatePositiveIntOrPercent } from "./appscommon.js";
 import { defineStrategy, metaOf } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectorIsEmpty, validateLabelSelector, validateNonnegative } from "./meta.js";
 import { child } from "./path.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
@@ -155,7 +155,7 @@ export const daemonSetStrategy: ResourceStrategy = defineStrategy({
   prepareForUpdate(obj, old) {
     // Clients cannot set the template generation; a template change moves it on.
     const prev = templateGeneration(old) ?? 0;
-    const templateChanged = !semanticDeepEqual(asDaemonSet(obj).spec?.template, asDaemonSet(old).spec?.template);
+    const templateChanged = !semanticEqual(asDaemonSet(obj).spec?.template, asDaemonSet(old).spec?.template);
     setTemplateGeneration(obj, templateChanged ? prev + 1 : prev);
   },
   prepareForStatusUpdate(obj, old) {

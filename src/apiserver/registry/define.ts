@@ -17,7 +17,7 @@ import { StatusError } from "../../apimachinery/errors.js";
 import type { FieldError } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { ValidateNameFunc } from "../../apimachinery/validation.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
 import type { ResourceNames, ResourceStrategy, Subresources } from "./strategy.js";
 
@@ -160,7 +160,7 @@ export function defineStrategy(def: StrategyDefinition): ResourceStrategy {
         else obj.status = structuredClone(old.status);
       }
       def.prepareForUpdate?.(obj, old);
-      if (def.tracksGeneration && !semanticDeepEqual(generationInputs(obj), generationInputs(old))) {
+      if (def.tracksGeneration && !semanticEqual(generationInputs(obj), generationInputs(old))) {
         meta.generation = (old.metadata?.generation ?? 0) + 1;
       }
     }),

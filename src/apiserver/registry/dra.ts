@@ -15,7 +15,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy, resourceNames } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateAnnotations, validateImmutableField, validateLabelName, validateLabels } from "./meta.js";
 import { child, index, key } from "./path.js";
 import { tolerationsOf } from "./runtimeclasses.js";
@@ -186,7 +186,7 @@ function validateNodeSelector(v: unknown, field: string): FieldError[] {
 
 function validateDeviceClassSpec(spec: Obj, oldSpec: Obj | undefined): FieldError[] {
   const errs = validateSelectors(spec.selectors, "spec.selectors");
-  const stored = oldSpec !== undefined && semanticDeepEqual(spec.config, oldSpec.config);
+  const stored = oldSpec !== undefined && semanticEqual(spec.config, oldSpec.config);
   errs.push(...eachItem(records(spec.config), DeviceConfigMaxSize, "spec.config", (c, p) => validateDeviceConfiguration(c, p, stored)));
   const ern = str(spec.extendedResourceName);
   if (ern !== undefined && !isExtendedResourceName(ern)) errs.push(fieldErrors.invalid("spec.extendedResourceName", ern, "must be a valid extended resource name"));

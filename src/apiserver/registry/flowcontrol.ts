@@ -14,7 +14,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isDNS1123Label, isDNS1123Subdomain, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy, resourceNames } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { child, index } from "./path.js";
 import { GoValueError, bool, fieldsOf, has, num, objAt, rec, records, strings, text, type Obj } from "./shape.js";
 import type { ResourceStrategy } from "./strategy.js";
@@ -200,7 +200,7 @@ export function validateFlowSchema(obj: KubeObject): FieldError[] {
   else errs.push(fieldErrors.required("spec.priorityLevelConfiguration.name", "must reference a priority level"));
   records(spec.rules).forEach((r, i) => errs.push(...validatePolicyRules(r, index("spec.rules", i))));
   const mandatory = mandatoryFlowSchemaSpecs()[name];
-  if (mandatory && !semanticDeepEqual(normalizeSpec(spec), normalizeSpec(mandatory))) {
+  if (mandatory && !semanticEqual(normalizeSpec(spec), normalizeSpec(mandatory))) {
     errs.push(fieldErrors.invalid("spec", spec, `spec of '${name}' must equal the fixed value`));
   }
   errs.push(...validateConditions(rec(fieldsOf(obj).status) ?? {}, "status"));
@@ -303,7 +303,7 @@ export function validatePriorityLevel(obj: KubeObject): FieldError[] {
   }
   // The catch-all level's spec is fixed; the exempt level's type is (checked above).
   const mandatory = mandatoryPriorityLevelSpecs()[name];
-  if (mandatory && name !== "exempt" && !semanticDeepEqual(normalizeSpec(spec), normalizeSpec(mandatory))) {
+  if (mandatory && name !== "exempt" && !semanticEqual(normalizeSpec(spec), normalizeSpec(mandatory))) {
     errs.push(fieldErrors.invalid("spec", spec, `spec of '${name}' must equal the fixed value`));
   }
   errs.push(...validateConditions(rec(fieldsOf(obj).status) ?? {}, "status"));

@@ -32,7 +32,6 @@ export {
 } from "./meta.js";
 export { defaultPodSpec, defaultPodOnlySpec, defaultPodTemplateSpec, defaultContainer, defaultImagePullPolicy } from "./poddefaults.js";
 export { validatePodSpec, validatePodTemplateSpec, validatePodSpecUpdate, computePodQOS } from "./podvalidation.js";
-export { semanticDeepEqual } from "./equality.js";
 export { configMapStrategy } from "./configmaps.js";
 export { deploymentStrategy } from "./deployments.js";
 export { endpointsStrategy } from "./endpoints.js";

@@ -31,7 +31,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { isDNS1123Label, isQualifiedName, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy, metaOf } from "./define.js";
 import { validateDomainPrefixedPath } from "./identifiers.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateImmutableField, validateLabelSelector, validateNonnegative } from "./meta.js";
 import { child, index, key } from "./path.js";
 import { defaultPodTemplateSpec } from "./poddefaults.js";
@@ -448,7 +448,7 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
   const errs: FieldError[] = [];
   // Elastic Indexed Jobs (GA): completions may change in tandem with parallelism.
   if (spec?.completionMode === "Indexed") {
-    if (!semanticDeepEqual(spec.completions, oldSpec?.completions) && spec.completions != null && spec.completions !== spec.parallelism) {
+    if (!semanticEqual(spec.completions, oldSpec?.completions) && spec.completions != null && spec.completions !== spec.parallelism) {
       errs.push(fieldErrors.invalid("spec.completions", spec.completions, "can only be modified in tandem with spec.parallelism"));
     }
   } else errs.push(...validateImmutableField(spec?.completions, oldSpec?.completions, "spec.completions"));

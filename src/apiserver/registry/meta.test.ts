@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ObjectMeta } from "../../apimachinery/api/meta/v1.js";
 import { nameIsDNSLabel, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectorMatches, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta.js";
 
 const msgs = (errs: { toString(): string }[]) => errs.map((e) => e.toString());
@@ -107,9 +107,9 @@ describe("label selectors", () => {
 });
 
 describe("helpers", () => {
-  it("semanticDeepEqual treats empty and absent alike", () => {
-    expect(semanticDeepEqual({ a: [], b: {} }, {})).toBe(true);
-    expect(semanticDeepEqual({ a: [1] }, {})).toBe(false);
-    expect(semanticDeepEqual({ a: { b: 1 } }, { a: { b: 2 } })).toBe(false);
+  it("semanticEqual treats empty and absent alike", () => {
+    expect(semanticEqual({ a: [], b: {} }, {})).toBe(true);
+    expect(semanticEqual({ a: [1] }, {})).toBe(false);
+    expect(semanticEqual({ a: { b: 1 } }, { a: { b: 2 } })).toBe(false);
   });
 });

@@ -13,7 +13,7 @@ import {
   type ValidateNameFunc,
   nameIsDNSLabel,
 } from "../../apimachinery/validation.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { child, index } from "./path.js";
 
 /** "field is immutable" (apimachinery FieldImmutableErrorMsg). */
@@ -34,7 +34,7 @@ export function validateNonnegative(value: number | undefined, field: string): F
 
 /** ValidateImmutableField: semantic deep equality or "field is immutable". */
 export function validateImmutableField(newVal: unknown, oldVal: unknown, field: string): FieldError[] {
-  if (!semanticDeepEqual(newVal, oldVal)) return [fieldErrors.invalid(field, newVal ?? null, fieldImmutableErrorMsg)];
+  if (!semanticEqual(newVal, oldVal)) return [fieldErrors.invalid(field, newVal ?? null, fieldImmutableErrorMsg)];
   return [];
 }
 

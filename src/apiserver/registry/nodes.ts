@@ -12,7 +12,7 @@ import { FieldError, fieldErrors } from "../../apimachinery/fielderrors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isValidLabelValue, nameIsDNSSubdomain, parseIPSloppy } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateLabelName } from "./meta.js";
 import { child, index, key } from "./path.js";
 import { quantityNanos } from "../../apimachinery/quantity.js";
@@ -95,7 +95,7 @@ export function validateNodeUpdate(obj: KubeObject, old: KubeObject): FieldError
   const errs: FieldError[] = [];
   const seen: unknown[] = [];
   (n.status?.addresses ?? []).forEach((a, i) => {
-    if (seen.some((s) => semanticDeepEqual(s, a))) errs.push(fieldErrors.duplicate(index("status.addresses", i), a));
+    if (seen.some((s) => semanticEqual(s, a))) errs.push(fieldErrors.duplicate(index("status.addresses", i), a));
     seen.push(a);
   });
   const oc = o.spec?.podCIDRs ?? [];

@@ -20,7 +20,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateImmutableField, validateLabelSelector } from "./meta.js";
 import { child, key } from "./path.js";
 import { jsonDiff } from "./podvalidation.js";
@@ -161,7 +161,7 @@ export function validatePersistentVolumeUpdate(obj: KubeObject, old: KubeObject)
   const errs: FieldError[] = [];
   const next = sourceOf(obj);
   const prev = sourceOf(old);
-  if (!semanticDeepEqual(next, prev)) {
+  if (!semanticEqual(next, prev)) {
     errs.push(fieldErrors.forbidden("spec.persistentvolumesource", `spec.persistentvolumesource is immutable after creation\n${jsonDiff(prev, next).join("\n")}`));
   }
   errs.push(...validateImmutableField((obj.spec as PersistentVolume["spec"])?.volumeMode, (old.spec as PersistentVolume["spec"])?.volumeMode, "volumeMode"));
@@ -252,7 +252,7 @@ export function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeOb
     if (res) s.resources = { ...res, requests: undefined };
     delete s.volumeAttributesClassName;
   }
-  if (!semanticDeepEqual(next, prev)) {
+  if (!semanticEqual(next, prev)) {
     errs.push(
       fieldErrors.forbidden("spec", `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n${jsonDiff(prev, next).join("\n")}`),
     );

@@ -30,7 +30,7 @@ import {
   isValidPortNum,
   nameIsDNSSubdomain,
 } from "../../apimachinery/validation.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateAnnotations, validateLabelName, validateLabels, validateNonnegative } from "./meta.js";
 import { child, index, key } from "./path.js";
 import { volumeSources } from "./poddefaults.js";
@@ -417,7 +417,7 @@ function validateContainerUpdates(n: Container[] | undefined, o: Container[] | u
 
 function validateOnlyAddedTolerations(n: Toleration[] | undefined, o: Toleration[] | undefined, field: string): FieldError[] {
   for (const old of o ?? []) {
-    const found = (n ?? []).some((t) => semanticDeepEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t));
+    const found = (n ?? []).some((t) => semanticEqual({ ...old, tolerationSeconds: t.tolerationSeconds }, t));
     if (!found) return [fieldErrors.forbidden(field, "existing toleration can not be modified except its tolerationSeconds")];
   }
   return validateTolerations(n, field);
@@ -425,7 +425,7 @@ function validateOnlyAddedTolerations(n: Toleration[] | undefined, o: Toleration
 
 /** A short line diff of two JSON values, standing in for upstream's cmp.Diff output. */
 export function jsonDiff(oldV: unknown, newV: unknown, path = ""): string[] {
-  if (semanticDeepEqual(oldV, newV)) return [];
+  if (semanticEqual(oldV, newV)) return [];
   const isObj = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
   if (isObj(oldV) && isObj(newV)) {
     const o = oldV as Record<string, unknown>;
@@ -469,7 +469,7 @@ export function validatePodSpecUpdate(newSpec: PodSpec, oldSpec: PodSpec): Field
     errs.push(fieldErrors.invalid("spec.activeDeadlineSeconds", null, "must not update from a positive integer to nil value"));
   }
   errs.push(...validateOnlyAddedTolerations(newSpec.tolerations, oldSpec.tolerations, "spec.tolerations"));
-  if (semanticDeepEqual(newSpec, oldSpec)) return errs;
+  if (semanticEqual(newSpec, oldSpec)) return errs;
   const munged: PodSpec = JSON.parse(JSON.stringify(newSpec)) as PodSpec;
   (munged.containers ?? []).forEach((c, i) => (c.image = oldSpec.containers[i].image));
   (munged.initContainers ?? []).forEach((c, i) => (c.image = (oldSpec.initContainers ?? [])[i].image));
@@ -479,7 +479,7 @@ export function validatePodSpecUpdate(newSpec: PodSpec, oldSpec: PodSpec): Field
   if ((oldSpec.terminationGracePeriodSeconds ?? 0) < 0 && munged.terminationGracePeriodSeconds === 1) {
     munged.terminationGracePeriodSeconds = oldSpec.terminationGracePeriodSeconds;
   }
-  if (!semanticDeepEqual(munged, oldSpec)) {
+  if (!semanticEqual(munged, oldSpec)) {
     const diff = jsonDiff(oldSpec, munged, "").join("\n");
     errs.push(fieldErrors.forbidden("spec", `pod updates may not change fields other than ${updatablePodSpecFields.join(",")}\n${diff}`));
   }

@@ -11,7 +11,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { isConfigMapKey, nameIsDNSSubdomain } from "../../apimachinery/validation.js";
 import { base64DecodedLength, maxSecretSize } from "./configmaps.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateImmutableField } from "./meta.js";
 import { key } from "./path.js";
 import type { ResourceStrategy } from "./strategy.js";
@@ -98,7 +98,7 @@ export function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldErr
   if (o.immutable) {
     const msg = "field is immutable when `immutable` is set";
     if (!n.immutable) errs.push(fieldErrors.forbidden("immutable", msg));
-    if (!semanticDeepEqual(n.data, o.data)) errs.push(fieldErrors.forbidden("data", msg));
+    if (!semanticEqual(n.data, o.data)) errs.push(fieldErrors.forbidden("data", msg));
   }
   return errs;
 }

@@ -24,7 +24,7 @@ import {
   parseIPSloppy,
 } from "../../apimachinery/validation.js";
 import { defineStrategy, standardVerbs } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateLabels } from "./meta.js";
 import { child, index } from "./path.js";
 import { supportedPortProtocols, validateDNS1123Label } from "./podvalidation.js";
@@ -70,7 +70,7 @@ function needsHealthCheck(svc: MutableService): boolean {
 }
 
 function sameClusterIPs(a: MutableService, b: MutableService): boolean {
-  return semanticDeepEqual(a.spec.clusterIPs, b.spec.clusterIPs);
+  return semanticEqual(a.spec.clusterIPs, b.spec.clusterIPs);
 }
 
 /** normalizeClusterIPs: keep `clusterIP` and `clusterIPs` consistent (old clients set one only). */
@@ -134,7 +134,7 @@ export function dropTypeDependentFields(newSvc: MutableService, oldSvc: MutableS
       delete n.clusterIP;
       delete n.clusterIPs;
     }
-    if (semanticDeepEqual(n.ipFamilies, o.ipFamilies)) delete n.ipFamilies;
+    if (semanticEqual(n.ipFamilies, o.ipFamilies)) delete n.ipFamilies;
     if (n.ipFamilyPolicy === o.ipFamilyPolicy) delete n.ipFamilyPolicy;
   }
   if (needsNodePort(oldSvc) && !needsNodePort(newSvc)) {

@@ -17,7 +17,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import { nameIsDNSLabel } from "../../apimachinery/validation.js";
 import { intOrPercentValue, isNotMoreThan100Percent, validatePositiveIntOrPercent } from "./appscommon.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { selectorIsEmpty, validateAnnotations, validateLabels, validateLabelSelector, validateNonnegative } from "./meta.js";
 import { child } from "./path.js";
 import { defaultPersistentVolumeClaim } from "./persistentvolumes.js";
@@ -144,7 +144,7 @@ export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): Fie
     for (const k of mutableSpecFields) delete spec[k];
     return spec;
   };
-  if (!semanticDeepEqual(strip(obj), strip(old))) {
+  if (!semanticEqual(strip(obj), strip(old))) {
     return [
       fieldErrors.forbidden(
         "spec",

@@ -21,7 +21,7 @@ import { fieldErrors, type FieldError } from "../../apimachinery/fielderrors.js"
 import type { KubeObject } from "../../apimachinery/types.js";
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain, utf8Length } from "../../apimachinery/validation.js";
 import { defineStrategy } from "./define.js";
-import { semanticDeepEqual } from "./equality.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
 import { validateImmutableField, validateLabelName, validateLabelSelector } from "./meta.js";
 import { child, index } from "./path.js";
 import { quantityNanos } from "../../apimachinery/quantity.js";
@@ -114,7 +114,7 @@ function validateAllowedTopologies(v: unknown, field: string): FieldError[] {
   records(v).forEach((term, i) => {
     const { exprs, errs: termErrs } = validateTopologySelectorTerm(term, index(field, i));
     errs.push(...termErrs);
-    for (const t of seen) if (semanticDeepEqual(Object.fromEntries(t), Object.fromEntries(exprs))) errs.push(fieldErrors.duplicate(child(index(field, i), "matchLabelExpressions"), ""));
+    for (const t of seen) if (semanticEqual(Object.fromEntries(t), Object.fromEntries(exprs))) errs.push(fieldErrors.duplicate(child(index(field, i), "matchLabelExpressions"), ""));
     seen.push(exprs);
   });
   return errs;
@@ -148,7 +148,7 @@ export function validateStorageClassUpdate(obj: KubeObject, old: KubeObject): Fi
   const n = fieldsOf(obj);
   const o = fieldsOf(old);
   const errs: FieldError[] = [];
-  if (!semanticDeepEqual(o.parameters ?? {}, n.parameters ?? {})) errs.push(fieldErrors.forbidden("parameters", "updates to parameters are forbidden."));
+  if (!semanticEqual(o.parameters ?? {}, n.parameters ?? {})) errs.push(fieldErrors.forbidden("parameters", "updates to parameters are forbidden."));
   if (text(n.provisioner) !== text(o.provisioner)) errs.push(fieldErrors.forbidden("provisioner", "updates to provisioner are forbidden."));
   if (text(n.reclaimPolicy) !== text(o.reclaimPolicy)) errs.push(fieldErrors.forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."));
   errs.push(...validateImmutableField(n.volumeBindingMode, o.volumeBindingMode, "volumeBindingMode"));
@@ -336,7 +336,7 @@ export const csiStorageCapacityStrategy: ResourceStrategy = defineStrategy({
     const n = fieldsOf(obj);
     const o = fieldsOf(old);
     const errs: FieldError[] = [];
-    if (!semanticDeepEqual(n.nodeTopology, o.nodeTopology)) errs.push(fieldErrors.invalid("nodeTopology", n.nodeTopology ?? null, "field is immutable"));
+    if (!semanticEqual(n.nodeTopology, o.nodeTopology)) errs.push(fieldErrors.invalid("nodeTopology", n.nodeTopology ?? null, "field is immutable"));
     if (text(n.storageClassName) !== text(o.storageClassName)) errs.push(fieldErrors.invalid("storageClassName", text(n.storageClassName), "field is immutable"));
     return errs;
   },
@@ -405,7 +405,7 @@ function validateVolumeAttachmentV1(obj: KubeObject): FieldError[] {
 /** ValidateVolumeAttachmentUpdate: the object again, and a spec that did not change. */
 function volumeAttachmentUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateVolumeAttachment(obj);
-  if (!semanticDeepEqual(fieldsOf(old).spec, fieldsOf(obj).spec)) errs.push(fieldErrors.invalid("spec", fieldsOf(obj).spec ?? null, "field is immutable"));
+  if (!semanticEqual(fieldsOf(old).spec, fieldsOf(obj).spec)) errs.push(fieldErrors.invalid("spec", fieldsOf(obj).spec ?? null, "field is immutable"));
   return errs;
 }
 
@@ -454,7 +454,7 @@ export const volumeAttributesClassStrategy: ResourceStrategy = defineStrategy({
     const o = fieldsOf(old);
     const errs: FieldError[] = [];
     if (text(n.driverName) !== text(o.driverName)) errs.push(fieldErrors.forbidden("driverName", "updates to driverName are forbidden."));
-    if (!semanticDeepEqual(o.parameters ?? {}, n.parameters ?? {})) errs.push(fieldErrors.forbidden("parameters", "updates to parameters are forbidden."));
+    if (!semanticEqual(o.parameters ?? {}, n.parameters ?? {})) errs.push(fieldErrors.forbidden("parameters", "updates to parameters are forbidden."));
     return errs;
   },
 });
