@@ -18,6 +18,7 @@ import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
 import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
+import { StatefulSetController } from "./statefulset/index.js";
 import type { Manager } from "../runtime/manager.js";
 import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
@@ -56,6 +57,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpointslice: 5,
   // upstream runs it with one worker
   disruption: 1,
+  // --concurrent-statefulset-syncs
+  statefulset: 5,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -74,6 +77,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "namespace",
   "endpointslice",
   "disruption",
+  "statefulset",
 ]);
 
 /**
@@ -88,6 +92,10 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "batch", version: "v1", resource: "jobs" },
   ],
   ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
+  statefulset: [
+    { group: "apps", version: "v1", resource: "statefulsets" },
+    { group: "apps", version: "v1", resource: "controllerrevisions" },
+  ],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -160,6 +168,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "disruption":
       new DisruptionController(mgr, { workers });
+      return;
+    case "statefulset":
+      new StatefulSetController(mgr, { workers });
       return;
   }
 }
