@@ -11,6 +11,7 @@ import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
+import { DaemonSetsController } from "./daemonset/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -56,6 +57,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpointslice: 5,
   // upstream runs it with one worker
   disruption: 1,
+  // --concurrent-daemonset-syncs
+  daemonset: 2,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -74,6 +77,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "namespace",
   "endpointslice",
   "disruption",
+  "daemonset",
 ]);
 
 /**
@@ -88,6 +92,10 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "batch", version: "v1", resource: "jobs" },
   ],
   ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
+  daemonset: [
+    { group: "apps", version: "v1", resource: "daemonsets" },
+    { group: "apps", version: "v1", resource: "controllerrevisions" },
+  ],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -160,6 +168,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "disruption":
       new DisruptionController(mgr, { workers });
+      return;
+    case "daemonset":
+      new DaemonSetsController(mgr, { workers });
       return;
   }
 }
