@@ -1,7 +1,7 @@
 /**
  * DaemonSets end to end with the real kubectl: `kubectl apply` of a DaemonSet to the control plane
  * (the simulated kubelet's nodes), `kubectl rollout status daemonset/x`, an image change rolled
- * out the same way, and `kubectl rollout history` listing both ControllerRevisions.
+ * out the same way, `kubectl rollout history` listing both ControllerRevisions, and `rollout undo`.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";
@@ -95,4 +95,14 @@ it("an image change rolls out one node at a time; rollout status and history fol
   expect(revisions.items.map((r) => r.revision).sort()).toEqual([1, 2]);
   const history = await k.ok(["rollout", "history", "daemonset/agent"]);
   expect(history).toMatch(/REVISION\s+CHANGE-CAUSE\s*\n1\s+<none>\s*\n2\s+<none>/);
+}, 90_000);
+
+it("rollout undo applies revision 1's template back: the pods return to agent:1", async () => {
+  expect((await k.ok(["rollout", "undo", "daemonset/agent"])).trim()).toBe("daemonset.apps/agent rolled back");
+  expect(await rolloutStatus()).toContain('daemon set "agent" successfully rolled out');
+  const pods = await agentPods();
+  for (const p of pods) expect(p.spec.containers[0].image).toBe("agent:1");
+  // Revision 1's template is current again: renumbered 3, as constructHistory does.
+  const revisions = JSON.parse(await k.ok(["get", "controllerrevisions", "-o", "json"])) as { items: Array<{ revision: number }> };
+  expect(revisions.items.map((r) => r.revision).sort()).toEqual([2, 3]);
 }, 90_000);
