@@ -7,6 +7,7 @@ import type { DaemonSet } from "../../apimachinery/api/apps/v1.js";
 import type { ControllerRevision } from "../../apimachinery/api/apps/v1.js";
 import type { Node, Taint } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
+import { StatusError } from "../../apimachinery/errors.js";
 import { builtin } from "../../client/typed.js";
 import { DEFAULT_DAEMONSET_UNIQUE_LABEL_KEY, FAILED_PODS_BACKOFF_INITIAL_MS } from "./constants.js";
 import { shouldIgnoreNodeUpdate } from "./controller.js";
@@ -204,6 +205,17 @@ describe("DaemonSet pods as created", () => {
     expect((await h.sync()).creates).toBe(3);
     h.clearExpectations();
     expect((await h.sync()).creates).toBe(3);
+  });
+
+  it("a failed create: FailedCreate, slow start stops, the pods never tried are not expected (TestSimpleDaemonSetPodCreateErrors)", async () => {
+    const h = new DaemonSetHarness(newDaemonSet("foo"), nodes(0, 5), { realPodControl: true });
+    h.f.client.failNth("create", "pods", 2, StatusError.forbidden(builtin.pods, "", "exceeded quota"));
+    await expect(h.sync()).rejects.toThrow(/exceeded quota/);
+    // Batch 1 (one create) went through, batch 2 (two creates) had a failure: the last two never tried.
+    expect(h.f.actions().filter((a) => a.verb === "create" && a.resource === "pods")).toHaveLength(3);
+    expect(h.f.recorder.events.filter((e) => e.startsWith("Warning FailedCreate Error creating: "))).toHaveLength(1);
+    // The one create that succeeded is still expected; the informer would observe it.
+    expect(h.dsc.expectations.getExpectations(h.key)).toMatchObject({ add: 2, del: 0 });
   });
 
   it("unsatisfied expectations: only the status is written, without observedGeneration", async () => {
