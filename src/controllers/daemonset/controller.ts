@@ -467,7 +467,13 @@ export class DaemonSetsController {
     // can be computed reliably.
     if (ds.metadata?.deletionTimestamp) return;
 
-    const { cur, old } = await this.constructHistory(ds, client);
+    let history: { cur: ControllerRevision; old: ControllerRevision[] };
+    try {
+      history = await this.constructHistory(ds, client);
+    } catch (err) {
+      throw new Error(`failed to construct revisions of DaemonSet: ${(err as Error).message}`, { cause: err });
+    }
+    const { cur, old } = history;
     const hash = cur.metadata?.labels?.[DEFAULT_DAEMONSET_UNIQUE_LABEL_KEY] ?? "";
 
     if (!this.expectations.satisfiedExpectations(key)) {
