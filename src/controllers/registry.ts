@@ -11,6 +11,7 @@ import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
+import { DaemonSetsController } from "./daemonset/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -59,6 +60,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   disruption: 1,
   // --concurrent-statefulset-syncs
   statefulset: 5,
+  // --concurrent-daemonset-syncs
+  daemonset: 2,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -78,6 +81,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "endpointslice",
   "disruption",
   "statefulset",
+  "daemonset",
 ]);
 
 /**
@@ -94,6 +98,10 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
   ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
   statefulset: [
     { group: "apps", version: "v1", resource: "statefulsets" },
+    { group: "apps", version: "v1", resource: "controllerrevisions" },
+  ],
+  daemonset: [
+    { group: "apps", version: "v1", resource: "daemonsets" },
     { group: "apps", version: "v1", resource: "controllerrevisions" },
   ],
 });
@@ -171,6 +179,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "statefulset":
       new StatefulSetController(mgr, { workers });
+      return;
+    case "daemonset":
+      new DaemonSetsController(mgr, { workers });
       return;
   }
 }

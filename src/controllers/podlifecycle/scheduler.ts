@@ -1,5 +1,6 @@
 /**
- * A small scheduler for the simulated nodes: filter by readiness, schedulability, nodeSelector,
+ * A small scheduler for the simulated nodes: filter by readiness, schedulability (unless the
+ * unschedulable taint is tolerated), nodeSelector and required node affinity,
  * taints (NoSchedule/NoExecute must be tolerated), the pod count and the sum of resource requests
  * against allocatable; then score by load and pick the least loaded node.
  *
@@ -10,6 +11,10 @@
  */
 import type { Node, Pod, Toleration, Taint } from "../../apimachinery/api/core/v1.js";
 import { quantityValue } from "../../apimachinery/quantity.js";
+import { podMatchesNodeAffinity } from "./nodeaffinity.js";
+
+/** The taint kube-scheduler's NodeUnschedulable plugin checks tolerations against. */
+const UNSCHEDULABLE_TAINT: Taint = Object.freeze({ key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" });
 
 export type Resources = Record<string, number>;
 
@@ -53,11 +58,9 @@ export function unfitReason(pod: Pod, requests: Resources, u: NodeUsage): string
   const node = u.node;
   const ready = node.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
   if (!ready) return "node(s) were not ready";
-  if (node.spec?.unschedulable) return "node(s) were unschedulable";
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) {
-    if (labels[k] !== v) return "node(s) didn't match Pod's node affinity/selector";
-  }
+  // NodeUnschedulable: a pod tolerating the unschedulable taint (DaemonSet pods do) still fits.
+  if (node.spec?.unschedulable && !(pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, UNSCHEDULABLE_TAINT))) return "node(s) were unschedulable";
+  if (!podMatchesNodeAffinity(pod, node)) return "node(s) didn't match Pod's node affinity/selector";
   for (const taint of node.spec?.taints ?? []) {
     if (taint.effect === "PreferNoSchedule") continue;
     if (!(pod.spec?.tolerations ?? []).some((t) => toleratesTaint(t, taint))) return "node(s) had untolerated taint(s)";
