@@ -503,7 +503,7 @@ export class DaemonSetsController {
   private async updateDaemonSet(ds: DaemonSet, nodeList: readonly Node[], hash: string, key: string, old: ControllerRevision[], client: ResourceClientFactory): Promise<void> {
     await this.manage(ds, nodeList, hash, client);
     if (this.expectations.satisfiedExpectations(key)) {
-      if ((ds.spec?.updateStrategy?.type ?? "RollingUpdate") === "RollingUpdate") await this.rollingUpdate(ds, nodeList, hash, client);
+      if (ds.spec?.updateStrategy?.type === "RollingUpdate") await this.rollingUpdate(ds, nodeList, hash, client);
     }
     try {
       await this.cleanupHistory(ds, old, client);

@@ -119,7 +119,7 @@ function scaled(v: number | string | undefined | null, numberToSchedule: number)
 /** The allowed surge out of `numberToSchedule`: 0 unless RollingUpdate with maxSurge (SurgeCount). Throws on an invalid percentage. */
 export function surgeCount(ds: DaemonSet, numberToSchedule: number): number {
   const s = ds.spec?.updateStrategy;
-  if ((s?.type ?? "RollingUpdate") !== "RollingUpdate") return 0;
+  if (s?.type !== "RollingUpdate") return 0;
   const r = s?.rollingUpdate;
   if (!r || r.maxSurge == null) return 0;
   return scaled(r.maxSurge, numberToSchedule);
@@ -128,7 +128,7 @@ export function surgeCount(ds: DaemonSet, numberToSchedule: number): number {
 /** The allowed unavailability out of `numberToSchedule`: 0 unless RollingUpdate (UnavailableCount). Throws on an invalid percentage. */
 export function unavailableCount(ds: DaemonSet, numberToSchedule: number): number {
   const s = ds.spec?.updateStrategy;
-  if ((s?.type ?? "RollingUpdate") !== "RollingUpdate") return 0;
+  if (s?.type !== "RollingUpdate") return 0;
   const r = s?.rollingUpdate;
   if (!r) return 0;
   return scaled(r.maxUnavailable, numberToSchedule);
