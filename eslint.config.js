@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "dist-bench/**", "node_modules/**", ".cache/**", "coverage/**"] },
+  { ignores: ["dist/**", "dist-bench/**", "dist-docs/**", "node_modules/**", ".cache/**", "coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

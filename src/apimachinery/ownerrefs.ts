@@ -7,7 +7,7 @@ import type { ObjectMeta, OwnerReference } from "./api/meta/v1.js";
 import type { GroupVersionKind } from "./gvk.js";
 import { groupVersionString, parseGroupVersion } from "./gvk.js";
 
-interface HasMeta {
+export interface HasMeta {
   metadata?: ObjectMeta;
 }
 

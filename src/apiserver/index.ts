@@ -24,17 +24,17 @@ import { customResourceDefinitionStrategy } from "./crd/crdstrategy.js";
 import { kubeconfigForUser, prepareSecurity, type AuthOptions } from "./auth/setup.js";
 
 export { ApiServer, type ApiServerConfig } from "./apiserver.js";
-export { kubeconfigFor, writeKubeconfig } from "./kubeconfig.js";
-export { MemoryStorage, type MemoryStorageOptions } from "./storage/memory.js";
+export { kubeconfigFor, writeKubeconfig, type KubeconfigCredentials } from "./kubeconfig.js";
+export { MemoryStorage, type MemoryStorageOptions, type StorageListener } from "./storage/memory.js";
 export { SqliteStorage, DataDirInUseError, type SqliteStorageOptions, type Durability } from "./storage/sqlite.js";
 export { FieldManager, SchemaTypes, type FieldManagerOptions, type TypeNode } from "./ssa/index.js";
-export type { Storage, StorageEvent, StoredObject, StorageWatch } from "./storage/interface.js";
+export type { Storage, StorageEvent, StorageEventType, StoredObject, StorageWatch, WatchEndReason, ListRequest, ListResult, WatchRequest } from "./storage/interface.js";
 export type { Logger } from "./server/server.js";
 export { AccessControl, type SecurityOptions, type TLSMaterial } from "./auth/access.js";
 export type { AuthOptions } from "./auth/setup.js";
 export type { UserInfo } from "./auth/user.js";
 export { parseTokenFile } from "./auth/tokenfile.js";
-export { generateCA, issueCertificate, type CertificateAndKey } from "./auth/x509.js";
+export { generateCA, issueCertificate, type CertificateAndKey, type LeafOptions, type Validity, type DistinguishedName } from "./auth/x509.js";
 export { rbacStrategies } from "./rbac/strategies.js";
 // Admission webhooks: the MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins over a
 // server's webhook machinery (`{ webhooks: server.webhooks, objects: server.objectInterfaces }`).

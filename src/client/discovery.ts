@@ -64,7 +64,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
-interface GVResources {
+export interface GVResources {
   gv: GroupVersion;
   resources: DiscoveredResource[];
 }

@@ -18,11 +18,11 @@ export interface PagerOptions {
   pageSize?: number;
 }
 
-type Lister<T extends TypedObject> = Pick<ResourceClient<T>, "list">;
+export type PageLister<T extends TypedObject> = Pick<ResourceClient<T>, "list">;
 
 /** The pages of a list, in order. An expired continue token is thrown (410 Expired). */
 export async function* listPages<T extends TypedObject>(
-  client: Lister<T>,
+  client: PageLister<T>,
   opts: ListOptions = {},
   pager: PagerOptions = {},
 ): AsyncGenerator<KubeList<T>> {
@@ -41,7 +41,7 @@ export async function* listPages<T extends TypedObject>(
  * a continue token). Falls back to a single full list if a continue token expires midway.
  */
 export async function listAll<T extends TypedObject>(
-  client: Lister<T>,
+  client: PageLister<T>,
   opts: ListOptions = {},
   pager: PagerOptions = {},
 ): Promise<KubeList<T>> {
@@ -69,7 +69,7 @@ export async function listAll<T extends TypedObject>(
 
 /** Every item of a collection, page by page, as an async iterable. */
 export async function* listItems<T extends TypedObject>(
-  client: Lister<T>,
+  client: PageLister<T>,
   opts: ListOptions = {},
   pager: PagerOptions = {},
 ): AsyncGenerator<T> {

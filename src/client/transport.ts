@@ -97,7 +97,7 @@ export function formatGoDuration(ms: number): string {
   return `${h}h${m - h * 60}m${rest}s`;
 }
 
-interface ResolvedTls {
+export interface ResolvedTls {
   ca?: string;
   cert?: string;
   key?: string;

@@ -23,6 +23,7 @@ import { silentLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 
 export { apiBinder } from "../controllers/podlifecycle/index.js";
+export { DEFAULT_WORKERS, type BuiltinControllerName } from "../controllers/registry.js";
 
 export type ControllerName = BuiltinControllerName;
 

@@ -22,7 +22,7 @@ import type { TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient } from "../client/interfaces.js";
 import type { ReconcileResult } from "./reconcile.js";
 
-interface HasFinalizers {
+export interface HasFinalizers {
   metadata?: { finalizers?: string[] };
 }
 

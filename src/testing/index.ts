@@ -8,4 +8,5 @@ export { ControllerFixture, ControllerFixtureError, FIXTURE_START_TIME, type Exp
 export { eventually, settle, EventuallyTimeoutError, type EventuallyOptions, type SettleOptions } from "./eventually.js";
 export { FakeRecorder } from "../events/broadcaster.js";
 export { typedClients } from "../client/typed.js";
-export { startTestEnv, readCRDFiles, TestEnvError, type TestEnv, type TestEnvOptions } from "./testenv.js";
+export { startTestEnv, readCRDFiles, readWebhookConfigurationFiles, TestEnvError, type TestEnv, type TestEnvOptions } from "./testenv.js";
+export { rewriteClientConfig, type TestEnvWebhookOptions, type TestEnvWebhooks, type WebhookConfiguration } from "./testenvwebhooks.js";

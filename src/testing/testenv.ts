@@ -11,9 +11,12 @@
  *   await env.start();                       // runs the manager (the test's controllers)
  *   await env.client.resource(widgets.resource, "default").create(...);
  *
+ * With `webhooks`, the test's admission handlers are served and their configurations installed
+ * and in effect before it resolves (testenvwebhooks.ts; envtest's WebhookInstallOptions).
+ *
  * Shutdown is `stop()`, `await using` (Symbol.asyncDispose) or aborting `signal`, and it is
- * idempotent: the manager, then the built-in controllers, the client and the server stop in that
- * order.
+ * idempotent: the manager, then the webhook server, the built-in controllers, the client and the
+ * server stop in that order.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
@@ -29,13 +32,10 @@ import type { CustomResourceInfo } from "../runtime/crd/customresource.js";
 import { installCRDs } from "../runtime/crd/install.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
+import { TestEnvError } from "./testenverror.js";
+import { installTestEnvWebhooks, type TestEnvWebhookOptions, type TestEnvWebhooks, type WebhookConfiguration } from "./testenvwebhooks.js";
 
-export class TestEnvError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TestEnvError";
-  }
-}
+export { TestEnvError };
 
 export interface TestEnvOptions {
   /** Built-in controllers to run (default none, as envtest); "application" also installs its CRD. */
@@ -55,6 +55,13 @@ export interface TestEnvOptions {
   apiServer?: Omit<StartApiServerOptions, "clock" | "logger">;
   /** How long to wait for each CRD to be Established (default 30 000 ms). */
   crdInstallTimeoutMs?: number;
+  /**
+   * Admission webhooks (envtest's WebhookInstallOptions): handlers registered on a WebhookServer
+   * the environment serves on a free loopback port with a generated CA, and the webhook
+   * configurations (objects, YAML paths, or generated from the handlers) pointed at it,
+   * installed and in effect before startTestEnv resolves.
+   */
+  webhooks?: TestEnvWebhookOptions;
 }
 
 export interface TestEnv {
@@ -70,6 +77,8 @@ export interface TestEnv {
   crds: CustomResourceDefinition[];
   /** The control plane underneath (server, built-in controllers' manager). */
   controlPlane: RunningControlPlane;
+  /** With `webhooks`: the webhook server's address, certificate directory and the configurations installed. */
+  webhooks?: TestEnvWebhooks;
   /** Starts `manager` (runs until stop) and resolves once its informers have synced. */
   start(): Promise<void>;
   /** Stops everything; idempotent. */
@@ -79,7 +88,16 @@ export interface TestEnv {
 
 /** The CRD documents in the given files and directories (directories: their files, sorted, not recursive). */
 export function readCRDFiles(paths: readonly string[], errorIfMissing = true): CustomResourceDefinition[] {
-  const out: CustomResourceDefinition[] = [];
+  return readManifests(paths, ["CustomResourceDefinition"], "CRD", errorIfMissing) as CustomResourceDefinition[];
+}
+
+/** The Mutating/ValidatingWebhookConfiguration documents in the given files and directories (as readCRDFiles). */
+export function readWebhookConfigurationFiles(paths: readonly string[], errorIfMissing = true): WebhookConfiguration[] {
+  return readManifests(paths, ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"], "webhook configuration", errorIfMissing) as WebhookConfiguration[];
+}
+
+function readManifests(paths: readonly string[], kinds: readonly string[], what: string, errorIfMissing: boolean): unknown[] {
+  const out: unknown[] = [];
   for (const p of paths) {
     let files: string[];
     try {
@@ -90,14 +108,14 @@ export function readCRDFiles(paths: readonly string[], errorIfMissing = true): C
             .map((f) => join(p, f))
         : [p];
     } catch {
-      if (errorIfMissing) throw new TestEnvError(`CRD path ${p} does not exist`);
+      if (errorIfMissing) throw new TestEnvError(`${what} path ${p} does not exist`);
       continue;
     }
     for (const file of files) {
       for (const doc of parseAllDocuments(readFileSync(file, "utf8"))) {
         if (doc.errors.length) throw new TestEnvError(`${file}: invalid YAML: ${doc.errors[0].message}`);
         const v = doc.toJS() as { kind?: unknown } | null;
-        if (v && v.kind === "CustomResourceDefinition") out.push(v as CustomResourceDefinition);
+        if (v && typeof v.kind === "string" && kinds.includes(v.kind)) out.push(v);
       }
     }
   }
@@ -108,6 +126,8 @@ export function readCRDFiles(paths: readonly string[], errorIfMissing = true): C
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
   if (opts.signal?.aborted) throw new TestEnvError("the signal is already aborted");
   const fromFiles = readCRDFiles(opts.crdDirectoryPaths ?? [], opts.errorIfCRDPathMissing ?? true);
+  // Webhook configuration paths are always required to exist (envtest reads them the same way).
+  const webhookFiles = opts.webhooks ? readWebhookConfigurationFiles(opts.webhooks.paths ?? []) : [];
   const logger: Logger = opts.logger ?? silentLogger();
   // Loaded on demand: unit tests importing kubeloop/testing for FakeClient do not load the server.
   const { startControlPlane } = await import("../controlplane/index.js");
@@ -122,6 +142,15 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
   }
   const informers = new SharedInformerFactory(cp.client, { clock: opts.clock, transform: dropManagedFields as (o: TypedObject) => TypedObject });
   const manager = new Manager({ client: cp.client, informers, clock: opts.clock, logger });
+  let webhooks: Awaited<ReturnType<typeof installTestEnvWebhooks>> | undefined;
+  if (opts.webhooks) {
+    try {
+      webhooks = await installTestEnvWebhooks(opts.webhooks, { client: cp.client, server: cp.api.server, fromFiles: webhookFiles, registry: manager.registry, logger, signal: opts.signal });
+    } catch (err) {
+      await cp.stop();
+      throw err;
+    }
+  }
   const ac = new AbortController();
   let running: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
@@ -129,6 +158,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     (stopped ??= (async () => {
       ac.abort();
       await running?.catch(() => undefined);
+      await webhooks?.stop();
       await cp.stop();
     })());
   opts.signal?.addEventListener("abort", () => void stop(), { once: true });
@@ -139,6 +169,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     manager,
     crds,
     controlPlane: cp,
+    ...(webhooks ? { webhooks: webhooks.webhooks } : {}),
     start: async () => {
       if (stopped) throw new TestEnvError("the test environment is stopped");
       running ??= manager.start(ac.signal).catch((err: unknown) => {

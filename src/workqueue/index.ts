@@ -27,6 +27,7 @@ export type {
   GaugeMetric,
   HistogramMetric,
   SettableGaugeMetric,
+  QueueMetrics,
   WorkqueueMetricsProvider,
 } from "./metrics.js";
 export { defaultKeyOf } from "./key.js";

@@ -10,3 +10,4 @@ export {
   type BuiltinFieldPatchInfo,
   type BuiltinPatchTypeTable,
 } from "./builtinpatchmeta.js";
+export type { JsonObject } from "./jsonvalue.js";

@@ -85,7 +85,7 @@ export interface GarbageCollectorOptions {
   ignoredResources?: readonly { group: string; resource: string }[];
 }
 
-type ItemAction = "forget" | "requeue";
+export type ItemAction = "forget" | "requeue";
 
 interface Classified {
   solid: OwnerReference[];

@@ -9,10 +9,11 @@ export {
   type WebhookTarget,
   type AdmissionWebhookOptions,
   type RegisteredAdmissionWebhook,
+  type RawWebhookHandler,
 } from "./server.js";
 export { allowed, denied, runDefaulting, runValidating, type AdmissionRequest, type AdmissionDecision, type AdmissionOperation, type AdmissionResponse, type DefaultingHandler, type ValidatingHandler } from "./admission.js";
 export { ConversionRegistry, type Converter, type ConversionResponseBody } from "./conversion.js";
-export { generateServingCertificate, readServingCertificate, DEFAULT_CERT_DIR, DEFAULT_CERT_NAME, DEFAULT_KEY_NAME, type ServingCertificate, type GenerateOptions } from "./certs.js";
+export { generateServingCertificate, readServingCertificate, DEFAULT_CERT_DIR, DEFAULT_CERT_NAME, DEFAULT_KEY_NAME, type ServingCertificate, type GenerateOptions, type CertFiles } from "./certs.js";
 export {
   installWebhookConfigurations,
   webhookConfigurations,

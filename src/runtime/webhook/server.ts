@@ -98,7 +98,7 @@ export interface WebhookServerOptions {
   certCheckIntervalMs?: number;
 }
 
-type RawHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
+export type RawWebhookHandler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 
 interface Collectors {
   requests: Counter<"webhook" | "code">;
@@ -147,7 +147,7 @@ function toAdmissionRequest(body: unknown): { version: string; req: AdmissionReq
 }
 
 export class WebhookServer {
-  private readonly handlers = new Map<string, RawHandler>();
+  private readonly handlers = new Map<string, RawWebhookHandler>();
   private readonly admission: RegisteredAdmissionWebhook[] = [];
   private readonly conversions = new ConversionRegistry();
   private readonly log: Logger;
@@ -167,7 +167,7 @@ export class WebhookServer {
   // ---- registration ---------------------------------------------------------------------
 
   /** Registers a raw handler of decoded JSON bodies (answers are written as JSON). */
-  register(path: string, handler: RawHandler): void {
+  register(path: string, handler: RawWebhookHandler): void {
     if (this.startedValue) throw new Error(`webhook server already started: cannot register ${path}`);
     if (this.handlers.has(path)) throw new Error(`can't register duplicate path: ${path}`);
     this.handlers.set(path, handler);
@@ -361,7 +361,7 @@ export class WebhookServer {
     }
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, handler: RawHandler): Promise<number> {
+  private async serve(req: IncomingMessage, res: ServerResponse, handler: RawWebhookHandler): Promise<number> {
     const write = (code: number, body: unknown) => {
       res.writeHead(code, { "Content-Type": "application/json" });
       res.end(JSON.stringify(body));
