@@ -478,6 +478,19 @@ describe("StatefulSet: volumeClaimTemplates and persistentVolumeClaimRetentionPo
     expect(w.f.recorder.events).toContain("Normal SuccessfulCreate create Claim www-web-0 Pod web-0 in StatefulSet web success");
   });
 
+  it("a claim that cannot be created fails the pod's creation, with both events (CreatePodFailure on PVC)", async () => {
+    const w = new World();
+    w.create({ replicas: 1, volumeClaimTemplates: [claimTemplate] });
+    w.refresh();
+    w.f.client.failNth("create", "persistentvolumeclaims", 1, new Error("quota exceeded"));
+    await expect(w.step()).rejects.toThrow(/failed to create PVC www-web-0: quota exceeded/);
+    expect(w.podNames()).toEqual([]);
+    expect(w.f.recorder.events).toContain("Warning FailedCreate create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: quota exceeded");
+    expect(w.f.recorder.events).toContain("Warning FailedCreate create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0: quota exceeded");
+    await w.converge();
+    expect(w.podNames()).toEqual(["web-0"]);
+  });
+
   it("a Pending pod whose claim went missing gets it back", async () => {
     const w = new World();
     w.ready = "none";
