@@ -275,6 +275,43 @@ describe("StatefulSet: scaling (CreatesPods, ScaleUp, ScaleDown, Parallel)", () 
   });
 });
 
+describe("StatefulSet: status (stateful_set_status_updater_test)", () => {
+  it("a conflicting status write is retried from the cached set; nothing is written when status is unchanged", async () => {
+    const w = new World();
+    w.create({ replicas: 1 });
+    w.refresh();
+    w.f.client.failNth("update", "statefulsets", 1, (await import("../../apimachinery/errors.js")).StatusError.conflict({ group: "apps", resource: "statefulsets" }, "web", "stale"));
+    await w.step();
+    const statusWrites = w.f.client.writeActions().filter((a) => a.resource === "statefulsets" && a.subresource === "status");
+    expect(statusWrites).toHaveLength(2);
+    expect(w.set().status?.updateRevision).toBeDefined();
+    await w.converge();
+    await w.step();
+    expect(w.f.client.writeActions()).toEqual([]);
+  });
+
+  it("a failed status write fails the sync (retried by the queue)", async () => {
+    const w = new World();
+    w.create({ replicas: 1 });
+    w.refresh();
+    w.f.client.prependReactor("update", "statefulsets", () => ({ handled: true, error: new Error("etcd on fire") }));
+    await expect(w.step()).rejects.toThrow(/etcd on fire/);
+  });
+
+  it("a set being deleted gets status only: no pod is created or deleted", async () => {
+    const w = new World();
+    w.create({ replicas: 2 });
+    const set = deepCopy(w.set());
+    set.metadata!.deletionTimestamp = formatTime(w.f.clock.now());
+    set.metadata!.finalizers = ["keep"];
+    w.f.client.tracker.update(builtin.statefulSets, "default", set as unknown as KubeObject);
+    w.refresh();
+    await w.step();
+    expect(w.writes("create", "pods")).toEqual([]);
+    expect(w.set().status).toMatchObject({ replicas: 0, observedGeneration: 1 });
+  });
+});
+
 describe("StatefulSet: updates (RollingUpdate, partition, maxUnavailable, OnDelete, rollback, history)", () => {
   const image = (w: World, i: string) => w.updateSpec((s) => (s.template.spec!.containers[0].image = i));
   const imageOf = (p: Pod) => p.spec?.containers[0].image;
@@ -439,6 +476,19 @@ describe("StatefulSet: volumeClaimTemplates and persistentVolumeClaimRetentionPo
     expect(claim.metadata?.labels).toEqual({ app: "web" });
     expect(w.pods()[0].spec?.volumes).toEqual([{ name: "www", persistentVolumeClaim: { claimName: "www-web-0", readOnly: false } }]);
     expect(w.f.recorder.events).toContain("Normal SuccessfulCreate create Claim www-web-0 Pod web-0 in StatefulSet web success");
+  });
+
+  it("a claim that cannot be created fails the pod's creation, with both events (CreatePodFailure on PVC)", async () => {
+    const w = new World();
+    w.create({ replicas: 1, volumeClaimTemplates: [claimTemplate] });
+    w.refresh();
+    w.f.client.failNth("create", "persistentvolumeclaims", 1, new Error("quota exceeded"));
+    await expect(w.step()).rejects.toThrow(/failed to create PVC www-web-0: quota exceeded/);
+    expect(w.podNames()).toEqual([]);
+    expect(w.f.recorder.events).toContain("Warning FailedCreate create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: quota exceeded");
+    expect(w.f.recorder.events).toContain("Warning FailedCreate create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0: quota exceeded");
+    await w.converge();
+    expect(w.podNames()).toEqual(["web-0"]);
   });
 
   it("a Pending pod whose claim went missing gets it back", async () => {
