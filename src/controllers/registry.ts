@@ -11,6 +11,7 @@ import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
+import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -56,6 +57,10 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpointslice: 5,
   // upstream runs it with one worker
   disruption: 1,
+  // the binder: one claim worker and one volume worker upstream
+  persistentvolume: 1,
+  // the simulated external provisioner (sig-storage-lib's default is 4 workers; one is plenty here)
+  volumeprovisioner: 1,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -74,6 +79,8 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "namespace",
   "endpointslice",
   "disruption",
+  "persistentvolume",
+  "volumeprovisioner",
 ]);
 
 /**
@@ -88,6 +95,8 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "batch", version: "v1", resource: "jobs" },
   ],
   ttlafterfinished: [{ group: "batch", version: "v1", resource: "jobs" }],
+  persistentvolume: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
+  volumeprovisioner: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -160,6 +169,12 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "disruption":
       new DisruptionController(mgr, { workers });
+      return;
+    case "persistentvolume":
+      new PersistentVolumeController(mgr, { workers });
+      return;
+    case "volumeprovisioner":
+      new SimulatedProvisioner(mgr, { workers });
       return;
   }
 }
