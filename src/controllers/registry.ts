@@ -12,6 +12,7 @@ import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
+import { RootCACertPublisher, ServiceAccountController } from "./serviceaccount/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -33,6 +34,8 @@ export interface ControllerSetupOptions {
   /** podlifecycle: the simulated kubelet's settings and how it binds pods. */
   kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
   binder?: PodBinder;
+  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority). */
+  rootCA?: string;
   /** application: reconcile only Applications matching this label selector. */
   labelSelector?: string;
 }
@@ -61,6 +64,9 @@ export const DEFAULT_WORKERS = Object.freeze({
   persistentvolume: 1,
   // the simulated external provisioner (sig-storage-lib's default is 4 workers; one is plenty here)
   volumeprovisioner: 1,
+  // kube-controller-manager runs both with one worker
+  serviceaccount: 1,
+  rootcacertpublisher: 1,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -81,6 +87,8 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "disruption",
   "persistentvolume",
   "volumeprovisioner",
+  "serviceaccount",
+  "rootcacertpublisher",
 ]);
 
 /**
@@ -175,6 +183,13 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "volumeprovisioner":
       new SimulatedProvisioner(mgr, { workers });
+      return;
+    case "serviceaccount":
+      new ServiceAccountController(mgr, { workers });
+      return;
+    case "rootcacertpublisher":
+      if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");
+      new RootCACertPublisher(mgr, { workers, rootCA: opts.rootCA });
       return;
   }
 }

@@ -16,6 +16,7 @@ import { startApiServer, type RunningApiServer, type StartApiServerOptions } fro
 import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
 import { installDefaultStorageClass } from "../controllers/persistentvolume/index.js";
+import { rootCAFromConfig } from "../controllers/serviceaccount/index.js";
 import { apiBinder } from "../controllers/podlifecycle/index.js";
 import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
@@ -79,14 +80,19 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   if (enabled.has("application")) await installApplicationCRD(client);
   // The default StorageClass goes with its provisioner (minikube's storage-provisioner addon does the same).
   if (enabled.has("volumeprovisioner")) await installDefaultStorageClass(client);
+  const rootCA = rootCAFromConfig(client.config);
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;
+    if (name === "rootcacertpublisher" && rootCA === undefined) {
+      logger.warn({ controller: name, reason: "the API server serves plain HTTP: there is no CA to publish" }, "Skipping controller");
+      continue;
+    }
     const missing = await missingResources(name, client.discoveryClient);
     if (missing) {
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
+    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA });
   }
 
   const ac = new AbortController();
