@@ -13,6 +13,7 @@ import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
 import { RootCACertPublisher, ServiceAccountController } from "./serviceaccount/index.js";
+import { ResourceQuotaController } from "./resourcequota/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -67,6 +68,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   // kube-controller-manager runs both with one worker
   serviceaccount: 1,
   rootcacertpublisher: 1,
+  // --concurrent-resource-quota-syncs
+  resourcequota: 5,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -89,6 +92,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "volumeprovisioner",
   "serviceaccount",
   "rootcacertpublisher",
+  "resourcequota",
 ]);
 
 /**
@@ -190,6 +194,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
     case "rootcacertpublisher":
       if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");
       new RootCACertPublisher(mgr, { workers, rootCA: opts.rootCA });
+      return;
+    case "resourcequota":
+      new ResourceQuotaController(mgr, { workers });
       return;
   }
 }

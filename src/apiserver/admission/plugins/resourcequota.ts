@@ -137,7 +137,7 @@ export function usageOf(group: string, resource: string, obj: KubeObject): Resou
 }
 
 /** Whether a resource name in a quota is one the object's evaluator can count. */
-function covers(group: string, resource: string, name: string): boolean {
+export function covers(group: string, resource: string, name: string): boolean {
   if (name === countName(group, resource)) return true;
   if (group !== "") return false;
   if (resource === "pods") {
