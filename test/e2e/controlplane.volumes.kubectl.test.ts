@@ -159,4 +159,24 @@ spec:
   });
   expect(d).toMatch(/Normal\s+WaitForFirstConsumer\s+.*persistentvolume-controller\s+waiting for first consumer to be created before binding/);
   expect(row(await k.ok(["-n", ns, "get", "pvc"]), "later")).toMatch(/^later\s+Pending\s+e2e-local\s+<unset>\s+\S+$/);
-}, 120_000);
+
+  // The first consumer: the scheduler picks a node and writes it on the claim, the provisioner
+  // provisions there, the binder binds, and then the pod is bound to that node.
+  await k.ok(
+    ["-n", ns, "apply", "-f", "-"],
+    `apiVersion: v1
+kind: Pod
+metadata: {name: consumer}
+spec:
+  containers: [{name: c, image: nginx:1.27, volumeMounts: [{name: data, mountPath: /data}]}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: later}}]
+`,
+  );
+  await eventually("the pod Running", async () => ((await k.ok(["-n", ns, "get", "pod", "consumer", "-o", "jsonpath={.status.phase}"])) === "Running" ? true : undefined), 40_000);
+  const node = await k.ok(["-n", ns, "get", "pod", "consumer", "-o", "jsonpath={.spec.nodeName}"]);
+  const later = JSON.parse(await k.ok(["-n", ns, "get", "pvc", "later", "-o", "json"])) as { metadata: { annotations: Record<string, string> }; spec: { volumeName: string }; status: { phase: string } };
+  expect(later.status.phase).toBe("Bound");
+  expect(later.metadata.annotations["volume.kubernetes.io/selected-node"]).toBe(node);
+  const pinned = JSON.parse(await k.ok(["get", "pv", later.spec.volumeName, "-o", "json"])) as { spec: { nodeAffinity: unknown } };
+  expect(pinned.spec.nodeAffinity).toEqual({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node] }] }] } });
+}, 150_000);
