@@ -8,6 +8,7 @@ import type { Clock } from "../apimachinery/clock.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import { KubeClient } from "../client/kubeclient.js";
 import { ConfigError } from "../client/errors.js";
+import { rootCAFromConfig } from "../controllers/serviceaccount/index.js";
 import { apiBinder } from "../controllers/podlifecycle/index.js";
 import { ControllerSetupError, DEFAULT_WORKERS, isBuiltinControllerName, missingResources, setupController, type BuiltinControllerName } from "../controllers/registry.js";
 import { createLogger, type Logger } from "../runtime/logging.js";
@@ -113,7 +114,7 @@ export async function runController(name: RunnableControllerName, opts: Controll
     await client.close();
     throw new ControllerSetupError(`controller ${name} cannot run against this server: ${missing}`);
   }
-  setupController(manager, name, { workers: opts.workers, discovery: client.discoveryClient, binder: apiBinder(client) });
+  setupController(manager, name, { workers: opts.workers, discovery: client.discoveryClient, binder: apiBinder(client), rootCA: rootCAFromConfig(client.config) });
   try {
     await manager.start(stop);
   } finally {

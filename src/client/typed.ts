@@ -12,6 +12,7 @@ import type * as rbacv1 from "../apimachinery/api/rbac/v1.js";
 import type * as apiextensionsv1 from "../apimachinery/api/apiextensions/v1.js";
 import type * as discoveryv1 from "../apimachinery/api/discovery/v1.js";
 import type * as policyv1 from "../apimachinery/api/policy/v1.js";
+import type * as storagev1 from "../apimachinery/api/storage/v1.js";
 import { defineResource, type ResourceDescriptor } from "../apimachinery/resource.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient, ResourceClientFactory } from "./interfaces.js";
@@ -93,6 +94,8 @@ export const builtin = Object.freeze({
     kind: "PodDisruptionBudget",
     namespaced: true,
   }),
+  // storage.k8s.io/v1
+  storageClasses: defineResource<storagev1.StorageClass>({ group: "storage.k8s.io", version: "v1", resource: "storageclasses", kind: "StorageClass", namespaced: false }),
 });
 
 /** The descriptor table (GVR, kind, namespaced) of the built-in resources, as data. */

@@ -12,6 +12,9 @@ import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { DaemonSetsController } from "./daemonset/index.js";
+import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
+import { RootCACertPublisher, ServiceAccountController } from "./serviceaccount/index.js";
+import { ResourceQuotaController } from "./resourcequota/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
@@ -34,6 +37,8 @@ export interface ControllerSetupOptions {
   /** podlifecycle: the simulated kubelet's settings and how it binds pods. */
   kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
   binder?: PodBinder;
+  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority). */
+  rootCA?: string;
   /** application: reconcile only Applications matching this label selector. */
   labelSelector?: string;
 }
@@ -62,6 +67,15 @@ export const DEFAULT_WORKERS = Object.freeze({
   statefulset: 5,
   // --concurrent-daemonset-syncs
   daemonset: 2,
+  // the binder: one claim worker and one volume worker upstream
+  persistentvolume: 1,
+  // the simulated external provisioner (sig-storage-lib's default is 4 workers; one is plenty here)
+  volumeprovisioner: 1,
+  // kube-controller-manager runs both with one worker
+  serviceaccount: 1,
+  rootcacertpublisher: 1,
+  // --concurrent-resource-quota-syncs
+  resourcequota: 5,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -82,6 +96,11 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "disruption",
   "statefulset",
   "daemonset",
+  "persistentvolume",
+  "volumeprovisioner",
+  "serviceaccount",
+  "rootcacertpublisher",
+  "resourcequota",
 ]);
 
 /**
@@ -104,6 +123,8 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "apps", version: "v1", resource: "daemonsets" },
     { group: "apps", version: "v1", resource: "controllerrevisions" },
   ],
+  persistentvolume: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
+  volumeprovisioner: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -182,6 +203,22 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "daemonset":
       new DaemonSetsController(mgr, { workers });
+      return;
+    case "persistentvolume":
+      new PersistentVolumeController(mgr, { workers });
+      return;
+    case "volumeprovisioner":
+      new SimulatedProvisioner(mgr, { workers });
+      return;
+    case "serviceaccount":
+      new ServiceAccountController(mgr, { workers });
+      return;
+    case "rootcacertpublisher":
+      if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");
+      new RootCACertPublisher(mgr, { workers, rootCA: opts.rootCA });
+      return;
+    case "resourcequota":
+      new ResourceQuotaController(mgr, { workers });
       return;
   }
 }

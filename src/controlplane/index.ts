@@ -15,6 +15,8 @@ import type { TypedObject } from "../apimachinery/types.js";
 import { startApiServer, type RunningApiServer, type StartApiServerOptions } from "../apiserver/index.js";
 import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
+import { installDefaultStorageClass } from "../controllers/persistentvolume/index.js";
+import { rootCAFromConfig } from "../controllers/serviceaccount/index.js";
 import { apiBinder } from "../controllers/podlifecycle/index.js";
 import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
@@ -77,14 +79,21 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const enabled = new Set(opts.controllers ?? ALL_CONTROLLERS);
   // The Application CRD goes in before the garbage collector's first discovery, so Applications are in its graph.
   if (enabled.has("application")) await installApplicationCRD(client);
+  // The default StorageClass goes with its provisioner (minikube's storage-provisioner addon does the same).
+  if (enabled.has("volumeprovisioner")) await installDefaultStorageClass(client);
+  const rootCA = rootCAFromConfig(client.config);
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;
+    if (name === "rootcacertpublisher" && rootCA === undefined) {
+      logger.warn({ controller: name, reason: "the API server serves plain HTTP: there is no CA to publish" }, "Skipping controller");
+      continue;
+    }
     const missing = await missingResources(name, client.discoveryClient);
     if (missing) {
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
+    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA });
   }
 
   const ac = new AbortController();

@@ -81,6 +81,10 @@ import {
 } from "./podstatus.js";
 import { podPrograms, type PodPrograms } from "./programs.js";
 import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
+import { claimNames, podVolumes, selectNode } from "./volumebinding.js";
+
+/** How often a pod waiting for its WaitForFirstConsumer claims to be bound is looked at again. */
+const VOLUME_BINDING_RECHECK_MS = 1000;
 import { stepWorkload, workloadCreatingStatus, workloadNotStarted, type ContainerTimes } from "./workload.js";
 
 /** Delays between stages, in milliseconds. */
@@ -603,14 +607,26 @@ export class PodLifecycleSimulator {
   }
 
   private async schedulePod(key: string, pod: Pod, client: ResourceClientFactory, signal: AbortSignal | undefined): Promise<ReconcileResult> {
-    const result = pickNode(pod, this.nodeUsage());
+    // Pods with claims: volumebinding.ts (unbound Immediate claims wait, WaitForFirstConsumer ones get the node).
+    const volumes = claimNames(pod).length > 0 ? await podVolumes(pod, client, signal) : undefined;
+    let usage = this.nodeUsage();
+    if (volumes?.pinnedNode) usage = usage.filter((u) => u.node.metadata?.name === volumes.pinnedNode);
+    const result: ReturnType<typeof pickNode> = volumes?.unschedulable ? { message: `0/${usage.length} nodes are available: ${volumes.unschedulable}.` } : pickNode(pod, usage);
     const now = this.clock.now();
+    if (result.node !== undefined && volumes && volumes.delayed.length > 0) {
+      // PreBind: the claims learn the node; the pod is bound once they are (looked at again shortly).
+      await selectNode(volumes.delayed, result.node, client, signal);
+      return { requeueAfterMs: VOLUME_BINDING_RECHECK_MS };
+    }
     if (result.node === undefined) {
       this.unschedulable.add(key);
+      // Claims are not watched here: a pod waiting for one is looked at again.
+      const again = volumes ? { requeueAfterMs: VOLUME_BINDING_RECHECK_MS } : {};
       const next = unschedulableStatus(pod, result.message, now);
-      if (semanticEqual(next, pod.status ?? {})) return {};
+      if (semanticEqual(next, pod.status ?? {})) return again;
       this.event(pod, "Warning", "FailedScheduling", result.message);
-      return this.writeStatus(client, key, pod, next);
+      await this.writeStatus(client, key, pod, next);
+      return again;
     }
     this.unschedulable.delete(key);
     const node = result.node;

@@ -16,7 +16,9 @@
  * BestEffort, NotBestEffort and scopeSelector (PriorityClass, the four scopes, with In, NotIn,
  * Exists, DoesNotExist); a scoped quota only applies to pods.
  *
- * Until the quota controller (issue 16) keeps status.used current, the plugin bridges: a quota
+ * The ResourceQuota controller (controllers/resourcequota) recounts status.used with these same
+ * evaluators (usageOf, quotaSelects, covers) and gives back what deletions free; the plugin still
+ * bridges the time before its first count and between recounts: a quota
  * whose status has no usage for a resource is counted from storage on first use, and a write
  * that would exceed a quota is checked against a fresh count before it is refused (usage freed
  * by deletions is seen). The count includes objects admitted in the last `pendingSeconds` that
@@ -137,7 +139,7 @@ export function usageOf(group: string, resource: string, obj: KubeObject): Resou
 }
 
 /** Whether a resource name in a quota is one the object's evaluator can count. */
-function covers(group: string, resource: string, name: string): boolean {
+export function covers(group: string, resource: string, name: string): boolean {
   if (name === countName(group, resource)) return true;
   if (group !== "") return false;
   if (resource === "pods") {

@@ -1,0 +1,14 @@
+/** kubeloop/controllers/serviceaccount: the ServiceAccount controller and the root CA publisher (kube-root-ca.crt). */
+export { ServiceAccountController, SERVICE_ACCOUNT_CONTROLLER_NAME, DEFAULT_SERVICE_ACCOUNT_WORKERS } from "./controller.js";
+export type { ServiceAccountControllerOptions } from "./controller.js";
+export {
+  RootCACertPublisher,
+  rootCAFromConfig,
+  ROOT_CA_PUBLISHER_NAME,
+  ROOT_CA_CONFIGMAP_NAME,
+  ROOT_CA_KEY,
+  ROOT_CA_DESCRIPTION,
+  DESCRIPTION_ANNOTATION,
+  DEFAULT_ROOT_CA_PUBLISHER_WORKERS,
+} from "./rootcacertpublisher.js";
+export type { RootCACertPublisherOptions } from "./rootcacertpublisher.js";
