@@ -16,6 +16,7 @@ import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
 import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
 import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
+import { PodGCController } from "./podgc/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import type { Manager } from "../runtime/manager.js";
@@ -32,6 +33,8 @@ export interface ControllerSetupOptions {
   /** podlifecycle: the simulated kubelet's settings and how it binds pods. */
   kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
   binder?: PodBinder;
+  /** podgc: --terminated-pod-gc-threshold (default 12 500; 0 turns terminated-pod collection off). */
+  terminatedPodGCThreshold?: number;
   /** application: reconcile only Applications matching this label selector. */
   labelSelector?: string;
 }
@@ -56,6 +59,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   endpointslice: 5,
   // upstream runs it with one worker
   disruption: 1,
+  // one periodic pass, as upstream's wait.Until loop
+  podgc: 1,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -74,6 +79,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "namespace",
   "endpointslice",
   "disruption",
+  "podgc",
 ]);
 
 /**
@@ -160,6 +166,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "disruption":
       new DisruptionController(mgr, { workers });
+      return;
+    case "podgc":
+      new PodGCController(mgr, { terminatedPodThreshold: opts.terminatedPodGCThreshold });
       return;
   }
 }
