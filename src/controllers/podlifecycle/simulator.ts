@@ -61,6 +61,7 @@ import {
   buildNode,
   DEFAULT_NODE_CAPACITY,
   DEFAULT_NODE_PREFIX,
+  heartbeatStopped,
   isSimulatedNode,
   NODE_LEASE_NAMESPACE,
   nodeInternalIP,
@@ -244,7 +245,8 @@ export class PodLifecycleSimulator {
       })
       .watches(builtin.nodes, {
         create: (e) => this.onNodeEvent(e.object, true),
-        update: (e) => this.onNodeEvent(e.objectNew, isSimulatedNode(e.objectOld) !== isSimulatedNode(e.objectNew)),
+        update: (e) =>
+          this.onNodeEvent(e.objectNew, isSimulatedNode(e.objectOld) !== isSimulatedNode(e.objectNew) || heartbeatStopped(e.objectOld) !== heartbeatStopped(e.objectNew)),
         delete: (e) => this.onNodeEvent(e.object, true),
       })
       // Every simulated node gets registered (and repaired) once the controller starts.
@@ -325,6 +327,8 @@ export class PodLifecycleSimulator {
       }
       return {};
     }
+    // A stopped kubelet posts no status.
+    if (heartbeatStopped(node)) return {};
     if (nodeNeedsRepair(node, this.capacity)) {
       await this.nodesClient(client).updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, now, node.status) });
     }
@@ -348,7 +352,7 @@ export class PodLifecycleSimulator {
   async heartbeat(): Promise<void> {
     for (const name of this.nodeNames) {
       const node = this.getNode(name);
-      if (!node || !isSimulatedNode(node)) continue;
+      if (!node || !isSimulatedNode(node) || heartbeatStopped(node)) continue;
       try {
         await this.renewLease(node);
       } catch (err) {
@@ -459,6 +463,8 @@ export class PodLifecycleSimulator {
       this.forget(key);
       return {};
     }
+    // The node's kubelet is stopped: its pods stay as they are until it comes back.
+    if (node !== undefined && heartbeatStopped(this.getNode(node))) return {};
     if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node, client);
 
     const stage = observeStage(pod);
