@@ -15,7 +15,7 @@ import type { TypedObject } from "../apimachinery/types.js";
 import { startApiServer, type RunningApiServer, type StartApiServerOptions } from "../apiserver/index.js";
 import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
-import { apiBinder } from "../controllers/podlifecycle/index.js";
+import { apiBinder, simulatedContainerLog } from "../controllers/podlifecycle/index.js";
 import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
@@ -54,7 +54,9 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
   const logger: Logger = opts.logger ?? silentLogger();
-  const api = await startApiServer(opts);
+  // pods/log reads the simulated kubelet's containers' lines (they follow from each pod's status).
+  const podLogs = (opts.controllers ?? ALL_CONTROLLERS).includes("podlifecycle") ? simulatedContainerLog : undefined;
+  const api = await startApiServer(podLogs && !opts.server?.podLogs ? { ...opts, server: { ...opts.server, podLogs } } : opts);
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
