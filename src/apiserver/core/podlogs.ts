@@ -119,7 +119,8 @@ export function validatePodLogOptions(o: PodLogOptions): FieldError[] {
 const names = (cs: ContainerShape[] | undefined) => (cs ?? []).map((c) => c.name);
 
 /** LogLocation's choice of container (400s as upstream). */
-export function logContainer(pod: PodShape, name: string, requested: string | undefined): string {
+export function logContainer(obj: KubeObject, name: string, requested: string | undefined): string {
+  const pod = obj as PodShape;
   if (requested) {
     const all = [...names(pod.spec?.containers), ...names(pod.spec?.initContainers), ...names(pod.spec?.ephemeralContainers)];
     if (!all.includes(requested)) throw StatusError.badRequest(`container ${requested} is not valid for pod ${name}`);
@@ -141,7 +142,8 @@ function nodeOf(pod: PodShape): string | undefined {
 }
 
 /** validateContainerLogStatus: the run to read (400s in the kubelet's words). */
-export function logInstance(pod: PodShape, name: string, container: string, previous: boolean): ContainerInstance {
+export function logInstance(obj: KubeObject, name: string, container: string, previous: boolean): ContainerInstance {
+  const pod = obj as PodShape;
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.ephemeralContainerStatuses ?? [])];
   const s = statuses.find((x) => x.name === container);
   if (!s) throw StatusError.badRequest(`container ${JSON.stringify(container)} in pod ${JSON.stringify(name)} is not available`);
@@ -193,9 +195,9 @@ export function servePodLog(source: PodLogSource, pod: KubeObject, q: URLSearchP
   const o = parsePodLogOptions(q);
   const errs = validatePodLogOptions(o);
   if (errs.length > 0) throw StatusError.invalid({ group: "", kind: "PodLogOptions" }, name, errs);
-  const container = logContainer(shape, name, o.container);
+  const container = logContainer(pod, name, o.container);
   if (!nodeOf(shape)) throw StatusError.badRequest(`pod ${name} does not have a host assigned`);
-  const instance = logInstance(shape, name, container, o.previous);
+  const instance = logInstance(pod, name, container, o.previous);
   const body = renderLog(source(pod, container, instance, nowMs), o, nowMs);
   res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
