@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../apimachinery/api/core/v1.js";
+import type { KubeObject } from "../../apimachinery/types.js";
 import { EXIT_CODE_ANNOTATION } from "./programs.js";
 import { simulatedContainerLog } from "./logs.js";
 
@@ -25,6 +26,6 @@ describe("simulatedContainerLog", () => {
     ["a plain echo command", ["echo", "plain", "words"], {}, true, 0, [[0, "plain words"]]],
   ])("%s", (_n, command, o, finished, elapsed, want) => {
     const run = finished ? { startedAtMs: t0, finishedAtMs: t0 + 1000 } : { startedAtMs: t0 };
-    expect(simulatedContainerLog(pod(command, o), "c", run, t0 + elapsed).map((l) => [l.timeMs - t0, l.text])).toEqual(want);
+    expect(simulatedContainerLog(pod(command, o) as unknown as KubeObject, "c", run, t0 + elapsed).map((l) => [l.timeMs - t0, l.text])).toEqual(want);
   });
 });
