@@ -33,6 +33,8 @@ export interface ControlPlaneOptions extends StartApiServerOptions {
   controllers?: readonly ControllerName[];
   /** Simulated kubelet settings (nodes, heartbeat interval, delays, speed factor). */
   kubelet?: ControllerSetupOptions["kubelet"];
+  /** Node lifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
+  nodeLifecycle?: Pick<ControllerSetupOptions, "nodeMonitorGracePeriodMs" | "nodeStartupGracePeriodMs">;
   /** Workers per controller (upstream's defaults when absent). */
   workers?: Partial<Record<ControllerName, number>>;
   logger?: Logger;
@@ -85,7 +87,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
+    setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client) });
   }
 
   const ac = new AbortController();
