@@ -10,6 +10,11 @@
  * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
  * has passed, scaled by `speedFactor`).
  *
+ * A node annotated `sim.kubeloop.dev/heartbeat: "stopped"` (nodes.ts) has its kubelet stopped:
+ * no Lease renewals or node status, and its pods are left as they are, so the node lifecycle and
+ * taint eviction controllers see a node that went away. What containers write (pods/log) follows
+ * from their programs and the times recorded in the status (logs.ts).
+ *
  * Level-triggered: every decision is made from the pod as the informer shows it; the only private
  * state is (a) when the pod was first seen in its current stage (for delays), (b) scheduling and
  * pod-IP choices not yet visible in the cache (so two pods never take the same last slot or IP),

@@ -20,7 +20,8 @@
  *
  * State: per pod key, the UID and when its exposure began (the timed workers), on the Clock.
  *
- * Composed with the builder — requests: pod keys ("ns/name"); watches(pods) → the pod;
+ * Composed with the builder — requests: pod keys ("ns/name"); watches(pods) → the pod (on an
+ * update only when its node or tolerations changed, as upstream);
  * watches(nodes) → the pods on the node, when its taints changed.
  */
 import type { Node, Pod, Taint, Toleration } from "../../apimachinery/api/core/v1.js";
@@ -105,7 +106,11 @@ export class TaintEvictionController {
       .controller(TAINT_EVICTION_CONTROLLER_NAME)
       .watches(builtin.pods, {
         create: (e, q) => q.add(podRequest(e.object)),
-        update: (e, q) => q.add(podRequest(e.objectNew)),
+        // As upstream's PodUpdated: only a new node or new tolerations change anything.
+        update: (e, q) => {
+          if (e.objectOld.spec?.nodeName === e.objectNew.spec?.nodeName && semanticEqual(e.objectOld.spec?.tolerations ?? [], e.objectNew.spec?.tolerations ?? [])) return;
+          q.add(podRequest(e.objectNew));
+        },
         delete: (e) => this.scheduled.delete(metaNamespaceKey(e.object)),
       })
       .watches(builtin.nodes, {
