@@ -22,6 +22,7 @@ import { podHooks } from "./core/pods.js";
 import { IPAllocator, PortAllocator, recordExistingService, serviceHooks } from "./core/services.js";
 import { defaultMaxBodyBytes, type ProtobufDecoder } from "./server/body.js";
 import type { HandlerEnv, TableConverter } from "./server/env.js";
+import type { PodLogSource } from "./core/podlogs.js";
 import { OpenAPIServer, type OpenAPISource } from "./server/openapiserve.js";
 import { ResourceRegistry } from "./server/resources.js";
 import { createRequestHandler, type Logger } from "./server/server.js";
@@ -55,6 +56,8 @@ export interface ApiServerConfig {
   persistence?: Omit<SqliteStorageOptions, keyof MemoryStorageOptions>;
   decodeProtobuf?: ProtobufDecoder;
   toTable?: TableConverter;
+  /** Containers' log lines for pods/log (the simulated kubelet's; absent: pods/log answers 400). */
+  podLogs?: PodLogSource;
   openapi?: OpenAPISource;
   /** Read-only requests served at once before 429 (default 400; watches do not count). */
   maxInFlight?: number;
@@ -258,6 +261,7 @@ export class ApiServer {
       toTable: this.customResources.tableConverter(config.toTable),
       maxBodyBytes: config.maxBodyBytes ?? defaultMaxBodyBytes,
       watch: { clock: this.clock, ...config.watch },
+      podLogs: config.podLogs,
     };
     this.serving = { ...defaultServingOptions, ...config.serving };
     this.inFlight = new InFlightLimiter({ readOnly: config.maxInFlight, mutating: config.maxMutatingInFlight });

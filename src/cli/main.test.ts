@@ -90,7 +90,7 @@ describe("kubeloop CLI", () => {
     const done = runCli(["up", "--port", "0", "--insecure-http", "--heartbeat-interval", "0", "--kubeconfig-update-default=false"], a);
     for (let i = 0; i < 3000 && !a.lines.some((l) => l.startsWith("The demo converged.")); i++) await new Promise((r) => setTimeout(r, 10));
     expect(a.lines[0]).toMatch(/^kubeloop control plane ready in \d+ ms$/);
-    expect(a.lines).toContain("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset");
+    expect(a.lines).toContain("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset, persistentvolume-binder, volume provisioner, serviceaccount, root-ca-cert-publisher, resourcequota, pod gc, node lifecycle, taint eviction");
     expect(a.lines.some((l) => /^application\/web {2}3\/3 available {2}image nginx:1\.27 {2}100% {2}converged$/.test(l))).toBe(true);
     const url = a.lines.find((l) => l.startsWith("  API server"))!.split(/\s+/).pop()!;
     const pods = (await (await fetch(`${url}/api/v1/namespaces/default/pods`)).json()) as { items: Array<{ spec: { nodeName?: string } }> };

@@ -66,6 +66,9 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
   try {
     // Loaded on demand so that `--help` and argument errors stay instant.
     const { startApiServer } = await import("../apiserver/index.js");
+    // pods/log answers with the simulated kubelet's lines, which follow from each pod's status:
+    // they are right whichever process runs the kubelet (`kubeloop controller podlifecycle`).
+    const { simulatedContainerLog } = await import("../controllers/podlifecycle/logs.js");
     running = await startApiServer({
       port: opts.port,
       host: opts.host,
@@ -73,7 +76,7 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
       dataDir: opts.dataDir,
       insecureHttp: opts.insecureHttp,
       auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
-      server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
+      server: { podLogs: simulatedContainerLog, ...(opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : {}) },
     });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));

@@ -152,7 +152,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     }
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
     io.out(`  API server   ${cp.api.url}`);
-    io.out("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset");
+    io.out("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset, persistentvolume-binder, volume provisioner, serviceaccount, root-ca-cert-publisher, resourcequota, pod gc, node lifecycle, taint eviction");
     io.out(`  kubeconfig   ${cp.api.kubeconfigPath}`);
     if (userKubeconfig) {
       const keep = opts.dataDir ? "kept on exit (the data directory keeps the cluster)" : "removed on exit";

@@ -20,6 +20,9 @@ import { JobController } from "./job/index.js";
 import { CronJobController } from "./cronjob/index.js";
 import { TTLAfterFinishedController } from "./ttlafterfinished/index.js";
 import { NamespaceController, namespaceDiscoveryFrom } from "./namespace/index.js";
+import { NodeLifecycleController } from "./nodelifecycle/index.js";
+import { PodGCController } from "./podgc/index.js";
+import { TaintEvictionController } from "./tainteviction/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import { StatefulSetController } from "./statefulset/index.js";
@@ -39,6 +42,11 @@ export interface ControllerSetupOptions {
   binder?: PodBinder;
   /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority). */
   rootCA?: string;
+  /** podgc: --terminated-pod-gc-threshold (default 12 500; 0 turns terminated-pod collection off). */
+  terminatedPodGCThreshold?: number;
+  /** nodelifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
+  nodeMonitorGracePeriodMs?: number;
+  nodeStartupGracePeriodMs?: number;
   /** application: reconcile only Applications matching this label selector. */
   labelSelector?: string;
 }
@@ -76,6 +84,12 @@ export const DEFAULT_WORKERS = Object.freeze({
   rootcacertpublisher: 1,
   // --concurrent-resource-quota-syncs
   resourcequota: 5,
+  // one periodic pass, as upstream's wait.Until loop
+  podgc: 1,
+  // one worker: upstream's monitorNodeHealth pass is single-threaded
+  nodelifecycle: 1,
+  // upstream UpdateWorkerSize
+  tainteviction: 8,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -101,6 +115,9 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "serviceaccount",
   "rootcacertpublisher",
   "resourcequota",
+  "podgc",
+  "nodelifecycle",
+  "tainteviction",
 ]);
 
 /**
@@ -219,6 +236,21 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return;
     case "resourcequota":
       new ResourceQuotaController(mgr, { workers });
+      return;
+    case "podgc":
+      new PodGCController(mgr, { terminatedPodThreshold: opts.terminatedPodGCThreshold });
+      return;
+    case "nodelifecycle":
+      // Simulated kubelets with heartbeats off (interval 0) never renew: every node would turn
+      // Unknown and flap back at the simulator's next repair. Node health needs heartbeats.
+      if (opts.kubelet?.heartbeatIntervalMs === 0) {
+        mgr.logger.info({ controller: name }, "Not starting the node lifecycle controller: the simulated kubelet's heartbeats are off (interval 0)");
+        return;
+      }
+      new NodeLifecycleController(mgr, { nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs, nodeStartupGracePeriodMs: opts.nodeStartupGracePeriodMs });
+      return;
+    case "tainteviction":
+      new TaintEvictionController(mgr, { workers });
       return;
   }
 }

@@ -17,7 +17,7 @@ import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
 import { installDefaultStorageClass } from "../controllers/persistentvolume/index.js";
 import { rootCAFromConfig } from "../controllers/serviceaccount/index.js";
-import { apiBinder } from "../controllers/podlifecycle/index.js";
+import { apiBinder, simulatedContainerLog } from "../controllers/podlifecycle/index.js";
 import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
@@ -36,6 +36,8 @@ export interface ControlPlaneOptions extends StartApiServerOptions {
   controllers?: readonly ControllerName[];
   /** Simulated kubelet settings (nodes, heartbeat interval, delays, speed factor). */
   kubelet?: ControllerSetupOptions["kubelet"];
+  /** Node lifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
+  nodeLifecycle?: Pick<ControllerSetupOptions, "nodeMonitorGracePeriodMs" | "nodeStartupGracePeriodMs">;
   /** Workers per controller (upstream's defaults when absent). */
   workers?: Partial<Record<ControllerName, number>>;
   logger?: Logger;
@@ -57,7 +59,9 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
   const logger: Logger = opts.logger ?? silentLogger();
-  const api = await startApiServer(opts);
+  // pods/log reads the simulated kubelet's containers' lines (they follow from each pod's status).
+  const podLogs = (opts.controllers ?? ALL_CONTROLLERS).includes("podlifecycle") ? simulatedContainerLog : undefined;
+  const api = await startApiServer(podLogs && !opts.server?.podLogs ? { ...opts, server: { ...opts.server, podLogs } } : opts);
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
@@ -93,7 +97,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    setupController(manager, name, { workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA });
+    setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA });
   }
 
   const ac = new AbortController();

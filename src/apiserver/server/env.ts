@@ -4,6 +4,7 @@ import type { KubeObject } from "../../apimachinery/types.js";
 import type { WatchSettings } from "../rest/watch.js";
 import type { ProtobufDecoder } from "./body.js";
 import type { ResourceRegistry } from "./resources.js";
+import type { PodLogSource } from "../core/podlogs.js";
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 
@@ -23,4 +24,6 @@ export interface HandlerEnv {
   watch: WatchSettings;
   /** The counter of events a watch of this resource sends (apiserver_watch_events_total; metrics/). */
   watchEvents?: (group: string, version: string, resource: string) => { inc(): void };
+  /** Where pods/log reads containers' lines (absent: the subresource is unservable). */
+  podLogs?: PodLogSource;
 }

@@ -26,6 +26,7 @@ import { serveWatch } from "./watchhttp.js";
 import { finalizeNamespace } from "../core/namespaces.js";
 import { assignPod, bindingAdmission, bindingSuccess, bindingTarget } from "../core/binding.js";
 import { isUnservable, unservableError } from "../core/unservable.js";
+import { servePodLog } from "../core/podlogs.js";
 import { evictPod } from "../core/eviction.js";
 import { prepareEphemeralContainersUpdate, preparePodResize } from "../core/podsubresources.js";
 import { requestUser } from "../auth/context.js";
@@ -83,6 +84,12 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
   if (store.namespaced && info.name !== undefined && info.namespace === undefined) throw notFoundPage();
   const ns = store.namespaced ? info.namespace : undefined;
   const sub = info.subresource;
+  if (info.name !== undefined && sub === "log" && env.podLogs && store.gr.group === "" && store.gr.resource === "pods") {
+    if (req.method !== "GET") throw methodNotAllowed();
+    requireValidPathName(info.name);
+    const pod = await store.get(info.namespace, info.name, "");
+    return servePodLog(env.podLogs, pod, url.searchParams, env.clock.now(), res);
+  }
   if (info.name !== undefined && isUnservable(store.gr.group, store.gr.resource, sub)) {
     // exec, attach, portforward, log, proxy: the object must exist; then say why not (core/unservable).
     await store.get(store.namespaced ? info.namespace : undefined, info.name, "");

@@ -8,7 +8,10 @@ export {
   buildLease,
   nodeStatus,
   isSimulatedNode,
+  heartbeatStopped,
   SIMULATED_ANNOTATION,
+  HEARTBEAT_ANNOTATION,
+  HEARTBEAT_STOPPED,
   NODE_LEASE_NAMESPACE,
   DEFAULT_NODE_CAPACITY,
   DEFAULT_NODE_PREFIX,
@@ -23,3 +26,7 @@ export { apiBinder } from "./binder.js";
 export { programOf, podPrograms, annotationProgram, EXIT_CODE_ANNOTATION, RUN_SECONDS_ANNOTATION, InvalidProgramAnnotationError } from "./programs.js";
 export type { Program, PodPrograms } from "./programs.js";
 export { containerBackOffMs, CONTAINER_BACKOFF_INITIAL_MS, CONTAINER_BACKOFF_MAX_MS } from "./workload.js";
+export { simulatedContainerLog } from "./logs.js";
+export type { SimulatedLogLine } from "./logs.js";
+export { interpretScript, containerScript } from "./programs.js";
+export type { ScriptContext, OutputLine } from "./programs.js";

@@ -11,6 +11,18 @@ import type { Node, NodeCondition, NodeStatus } from "../../apimachinery/api/cor
 import { formatMicroTime, formatTime } from "../../apimachinery/time.js";
 
 export const SIMULATED_ANNOTATION = "kubeloop.dev/simulated";
+/**
+ * `sim.kubeloop.dev/heartbeat: "stopped"` on a simulated Node stops its kubelet: no Lease
+ * renewals, no node status (the Ready condition is not repaired), and the pods placed there are
+ * left as they are (no status changes, graceful deletions not finished) — a node whose kubelet
+ * died. The node lifecycle controller then marks it Unknown after its grace period and taints
+ * it; taint eviction deletes its pods. Removing the annotation (or any other value) restarts it.
+ *
+ *   kubectl annotate node kubeloop-node-1 sim.kubeloop.dev/heartbeat=stopped
+ *   kubectl annotate node kubeloop-node-1 sim.kubeloop.dev/heartbeat-
+ */
+export const HEARTBEAT_ANNOTATION = "sim.kubeloop.dev/heartbeat";
+export const HEARTBEAT_STOPPED = "stopped";
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
 /** The kubelet's default node lease duration (seconds). */
 export const NODE_LEASE_DURATION_SECONDS = 40;
@@ -28,6 +40,11 @@ export const DEFAULT_NODE_CAPACITY: Readonly<NodeCapacity> = Object.freeze({ cpu
 
 export function isSimulatedNode(node: Node | undefined): boolean {
   return node?.metadata?.annotations?.[SIMULATED_ANNOTATION] === "true";
+}
+
+/** Whether the node's simulated kubelet is stopped (HEARTBEAT_ANNOTATION). */
+export function heartbeatStopped(node: Node | undefined): boolean {
+  return node?.metadata?.annotations?.[HEARTBEAT_ANNOTATION] === HEARTBEAT_STOPPED;
 }
 
 /** The node's InternalIP: 172.18.0.<index+1>. */

@@ -78,10 +78,61 @@ function words(command: string): string[] {
   return out;
 }
 
-type Step = { status: number; seconds: number; exit: boolean } | undefined;
+type Step = { status: number; seconds: number; exit: boolean; output?: string[] } | undefined;
+
+/** What a script's output depends on: the container's environment and the pod's hostname. */
+export interface ScriptContext {
+  env?: Readonly<Record<string, string>>;
+  hostname?: string;
+  /**
+   * Stop at the first command the simulator does not know and answer what ran until then
+   * (`complete: false`) instead of undefined: the lines a container that then runs forever
+   * (`echo ready; sleep infinity`) has written.
+   */
+  partial?: boolean;
+}
+
+/** One line a script writes, `atMs` after the container started. */
+export interface OutputLine {
+  atMs: number;
+  text: string;
+}
+
+/** `$VAR` and `${VAR}` from the context (HOSTNAME included); unknown variables are empty, as in sh. */
+function expand(word: string, ctx: ScriptContext): string {
+  const vars: Record<string, string> = { ...(ctx.hostname !== undefined ? { HOSTNAME: ctx.hostname } : {}), ...ctx.env };
+  return word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string | undefined, b: string | undefined) => vars[a ?? b ?? ""] ?? "");
+}
+
+/** What echo and printf (a format with %s and the usual escapes) write; undefined for other commands. */
+function commandOutput(cmd: string, args: readonly string[], ctx: ScriptContext): string[] | undefined {
+  if (cmd === "echo") {
+    let rest = args;
+    let newline = true;
+    while (rest[0] === "-n" || rest[0] === "-e" || rest[0] === "-E") {
+      if (rest[0] === "-n") newline = false;
+      rest = rest.slice(1);
+    }
+    const text = rest.join(" ");
+    return newline ? text.split("\n") : text === "" ? [] : text.split("\n");
+  }
+  if (cmd === "printf") {
+    if (args.length === 0) return [];
+    let i = 1;
+    const text = args[0].replace(/%s|%d|\\n|\\t|%%/g, (m) => (m === "\\n" ? "\n" : m === "\\t" ? "\t" : m === "%%" ? "%" : (args[i++] ?? "")));
+    const lines = text.split("\n");
+    // printf writes no newline of its own: a final partial line still shows.
+    if (lines[lines.length - 1] === "") lines.pop();
+    return lines;
+  }
+  if (cmd === "hostname") return ctx.hostname !== undefined ? [ctx.hostname] : undefined;
+  if (cmd === "pwd") return ["/"];
+  if (cmd === "whoami") return ["root"];
+  return undefined;
+}
 
 /** One simple command's effect; undefined when the simulator does not know it. */
-function simpleCommand(argv: readonly string[], lastStatus: number): Step {
+function simpleCommand(argv: readonly string[], lastStatus: number, ctx: ScriptContext = {}): Step {
   if (argv.length === 0) return { status: lastStatus, seconds: 0, exit: false };
   const cmd = basename(argv[0]);
   if (cmd === "false") return { status: 1, seconds: 0, exit: false };
@@ -100,44 +151,66 @@ function simpleCommand(argv: readonly string[], lastStatus: number): Step {
     }
     return { status: 0, seconds, exit: false };
   }
-  if (INSTANT.has(cmd)) return { status: 0, seconds: 0, exit: false };
+  if (INSTANT.has(cmd)) {
+    const output = commandOutput(cmd, argv.slice(1).map((a) => expand(a, ctx)), ctx);
+    return { status: 0, seconds: 0, exit: false, ...(output ? { output } : {}) };
+  }
   return undefined;
 }
 
 /** Runs a script of simple commands joined by ; && || and newlines; undefined when unknown. */
 export function runScript(script: string): { runMs: number; exitCode: number } | undefined {
-  if (/[|`<(){}]|\$\(/.test(script.replace(/\|\|/g, ""))) return undefined;
+  const r = interpretScript(script);
+  return r ? { runMs: r.runMs, exitCode: r.exitCode } : undefined;
+}
+
+/**
+ * runScript with the lines the script writes (echo, printf, hostname, pwd, whoami; `$VAR`
+ * expanded from `ctx`), each at the time it is written: after the sleeps before it. Output
+ * redirected with `>` is not written.
+ */
+export function interpretScript(script: string, ctx: ScriptContext = {}): { runMs: number; exitCode: number; output: OutputLine[]; complete: boolean } | undefined {
+  const unknown = (text: string) => /[|`<(){}]|\$\(/.test(text.replace(/\|\|/g, "").replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, ""));
+  if (!ctx.partial && unknown(script)) return undefined;
   const parts = script.split(/(&&|\|\||;|\n)/);
   let status = 0;
   let seconds = 0;
   let skip = false;
+  const output: OutputLine[] = [];
   for (let i = 0; i < parts.length; i += 2) {
+    const redirected = />\s*\S+/.test(parts[i]);
     const text = parts[i].replace(/>\s*\S+/g, "").trim();
     const argv = words(text);
     if (!skip) {
-      const step = simpleCommand(argv, status);
-      if (!step) return undefined;
+      const step = unknown(parts[i]) ? undefined : simpleCommand(argv, status, ctx);
+      if (!step) return ctx.partial ? { runMs: Math.round(seconds * 1000), exitCode: status, output, complete: false } : undefined;
       status = step.status;
+      if (step.output && !redirected) for (const line of step.output) output.push({ atMs: Math.round(seconds * 1000), text: line });
       seconds += step.seconds;
       if (step.exit) break;
-    } else if (argv.length > 0 && !simpleCommand(argv, status)) {
+    } else if (argv.length > 0 && !simpleCommand(argv, status, ctx)) {
       // A skipped unknown command still makes the script unknown (it could be reached otherwise).
+      if (ctx.partial) return { runMs: Math.round(seconds * 1000), exitCode: status, output, complete: false };
       return undefined;
     }
     const op = parts[i + 1];
     skip = op === "&&" ? status !== 0 : op === "||" ? status === 0 : false;
   }
-  return { runMs: Math.round(seconds * 1000), exitCode: status };
+  return { runMs: Math.round(seconds * 1000), exitCode: status, output, complete: true };
+}
+
+/** The script a container runs: the `-c` operand of a shell, or its command and args joined; undefined for a shell without -c. */
+export function containerScript(container: Container): string | undefined {
+  const argv = [...(container.command ?? []), ...(container.args ?? [])];
+  if (argv.length === 0) return undefined;
+  if (SHELLS.has(basename(argv[0]))) return argv.length >= 3 && /^-[a-z]*c[a-z]*$/.test(argv[1]) ? argv[2] : undefined;
+  return argv.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(" ");
 }
 
 /** The program a container's command and args describe (FOREVER when unknown). */
 export function programOf(container: Container): Program {
-  const argv = [...(container.command ?? []), ...(container.args ?? [])];
-  if (argv.length === 0) return FOREVER;
-  let r: { runMs: number; exitCode: number } | undefined;
-  if (SHELLS.has(basename(argv[0])) && argv.length >= 3 && /^-[a-z]*c[a-z]*$/.test(argv[1])) r = runScript(argv[2]);
-  else if (SHELLS.has(basename(argv[0]))) r = undefined;
-  else r = runScript(argv.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(" "));
+  const script = containerScript(container);
+  const r = script === undefined ? undefined : runScript(script);
   return r ? { kind: "finite", ...r } : FOREVER;
 }
 

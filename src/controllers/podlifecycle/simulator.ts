@@ -10,6 +10,11 @@
  * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
  * has passed, scaled by `speedFactor`).
  *
+ * A node annotated `sim.kubeloop.dev/heartbeat: "stopped"` (nodes.ts) has its kubelet stopped:
+ * no Lease renewals or node status, and its pods are left as they are, so the node lifecycle and
+ * taint eviction controllers see a node that went away. What containers write (pods/log) follows
+ * from their programs and the times recorded in the status (logs.ts).
+ *
  * Level-triggered: every decision is made from the pod as the informer shows it; the only private
  * state is (a) when the pod was first seen in its current stage (for delays), (b) scheduling and
  * pod-IP choices not yet visible in the cache (so two pods never take the same last slot or IP),
@@ -61,6 +66,7 @@ import {
   buildNode,
   DEFAULT_NODE_CAPACITY,
   DEFAULT_NODE_PREFIX,
+  heartbeatStopped,
   isSimulatedNode,
   NODE_LEASE_NAMESPACE,
   nodeInternalIP,
@@ -248,7 +254,8 @@ export class PodLifecycleSimulator {
       })
       .watches(builtin.nodes, {
         create: (e) => this.onNodeEvent(e.object, true),
-        update: (e) => this.onNodeEvent(e.objectNew, isSimulatedNode(e.objectOld) !== isSimulatedNode(e.objectNew)),
+        update: (e) =>
+          this.onNodeEvent(e.objectNew, isSimulatedNode(e.objectOld) !== isSimulatedNode(e.objectNew) || heartbeatStopped(e.objectOld) !== heartbeatStopped(e.objectNew)),
         delete: (e) => this.onNodeEvent(e.object, true),
       })
       // Every simulated node gets registered (and repaired) once the controller starts.
@@ -329,6 +336,8 @@ export class PodLifecycleSimulator {
       }
       return {};
     }
+    // A stopped kubelet posts no status.
+    if (heartbeatStopped(node)) return {};
     if (nodeNeedsRepair(node, this.capacity)) {
       await this.nodesClient(client).updateStatus({ ...deepCopy(node), status: nodeStatus(name, index, this.capacity, now, node.status) });
     }
@@ -352,7 +361,7 @@ export class PodLifecycleSimulator {
   async heartbeat(): Promise<void> {
     for (const name of this.nodeNames) {
       const node = this.getNode(name);
-      if (!node || !isSimulatedNode(node)) continue;
+      if (!node || !isSimulatedNode(node) || heartbeatStopped(node)) continue;
       try {
         await this.renewLease(node);
       } catch (err) {
@@ -463,6 +472,8 @@ export class PodLifecycleSimulator {
       this.forget(key);
       return {};
     }
+    // The node's kubelet is stopped: its pods stay as they are until it comes back.
+    if (node !== undefined && heartbeatStopped(this.getNode(node))) return {};
     if (pod.metadata?.deletionTimestamp) return this.terminate(key, pod, node, client);
 
     const stage = observeStage(pod);
