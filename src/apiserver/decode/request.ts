@@ -38,6 +38,24 @@ export interface DecodedRequest {
 
 const objectMetaInfo = (): TypeInfo => typeInfo("meta/v1.ObjectMeta")!;
 
+/**
+ * The objects this module returned after decoding them as their built-in kind's Go struct
+ * (TypeMeta and ObjectMeta included): their field types hold, so the store's own check of
+ * TypeMeta/ObjectMeta types (rest/metatypes, for objects from anywhere else) has nothing to find
+ * and is skipped. Identity, not shape: a copy or a changed object is not in the set.
+ */
+const decodedObjects = new WeakSet<object>();
+
+/** Whether `obj` is an object decodeRequestBody / decodePatchedObject decoded as its built-in kind. */
+export function isDecodedObject(obj: object): boolean {
+  return decodedObjects.has(obj);
+}
+
+function decoded<T extends object>(obj: T): T {
+  decodedObjects.add(obj);
+  return obj;
+}
+
 /** The schema of a built-in kind, or undefined (custom resources, unknown kinds). */
 export function builtinKind(t: DecodeTarget): TypeInfo | undefined {
   return kindInfo(t.group, t.version, t.kind);
@@ -178,7 +196,7 @@ export function decodeRequestBody(
     // Protobuf bodies are typed already: the walk only normalises (no strict decoding for protobuf).
     else if (sameKind(body.object, target)) {
       try {
-        body.object = walkObject(body.object, info, { dialect: "json", reportUnknown: false, countKeys: false }).value as KubeObject;
+        body.object = decoded(walkObject(body.object, info, { dialect: "json", reportUnknown: false, countKeys: false }).value as KubeObject);
       } catch (err) {
         if (err instanceof GoDecodeError) throw cannotBeHandled(body.object, target, err.message);
         throw err;
@@ -259,7 +277,7 @@ export function decodeRequestBody(
       if (errors.length > 0) throw cannotBeHandled(obj, target, `strict decoding error: ${errors.join(", ")}`);
     }
   }
-  return { object: value as KubeObject, warnings };
+  return { object: decoded(value as KubeObject), warnings };
 }
 
 /**
@@ -379,7 +397,7 @@ export function decodePatchedObject(input: PatchDecodeInput, target: DecodeTarge
   try {
     if (info) {
       const r = walkObject(input.patched as Record<string, unknown>, info, { dialect, reportUnknown: strict, countKeys: false });
-      value = r.value as KubeObject;
+      value = decoded(r.value as KubeObject);
       unknown = r.unknown;
     } else {
       value = Object.isFrozen(input.patched) ? { ...input.patched } : input.patched;

@@ -38,6 +38,7 @@ import { VersionView } from "./conversion.js";
 import { collectionPrefix, objectKey } from "./keys.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
 import { requireObjectMetaTypes } from "./metatypes.js";
+import { isDecodedObject } from "../decode/request.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
 import { selectionPredicate, type ObjectPredicate } from "./selectors.js";
 import type { Admission } from "../admission/chain.js";
@@ -373,7 +374,8 @@ export class ResourceStore {
    */
   async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
     const request = owned ? body : deepCopy(body);
-    this.requireMetaTypes(request);
+    // A body the decoder read as the kind's struct has the right TypeMeta/ObjectMeta types already.
+    if (!isDecodedObject(request)) this.requireMetaTypes(request);
     this.normalizeTypeMeta(request);
     this.normalizeNamespace(request, namespace);
     if (metaOf(request).resourceVersion) {
@@ -464,8 +466,9 @@ export class ResourceStore {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
-      let obj = deepCopy(produce(cur ? this.present(cur.object) : undefined));
-      this.requireMetaTypes(obj);
+      const produced = produce(cur ? this.present(cur.object) : undefined);
+      let obj = deepCopy(produced);
+      if (!isDecodedObject(produced)) this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
