@@ -17,7 +17,8 @@
  * Every server and the ceiling run in processes of their own, the load generator (undici, 16
  * concurrent requests) in another; BENCH_HTTP_MS of load per side per round. The ratios per
  * server CPU-second are the ones the goals are about (they do not depend on whether the load
- * generator kept up).
+ * generator kept up). BENCH_OPS=create,update (ids: get, list, create, update, fanout) measures only
+ * those figures, while iterating.
  */
 import { figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Goal, type Sample } from "../harness.js";
 import type { FanoutSpec, LoadResult, RequestSpec } from "../loadgen.js";
@@ -31,6 +32,8 @@ const LIST_ITEMS = 500;
 const WATCHERS = 100;
 const EVENTS = 1000;
 const BASELINE = process.env.BENCH_BASELINE ?? "bff5157";
+/** BENCH_OPS=create,update (get, list, create, update, fanout): only these figures, while iterating. */
+const OPS = process.env.BENCH_OPS ? new Set(process.env.BENCH_OPS.split(",")) : undefined;
 
 const here = import.meta.url;
 const loadgenModule = new URL("../loadgen.js", here).href;
@@ -49,6 +52,7 @@ async function sample(loadgen: Proc, server: Proc, call: () => Promise<LoadResul
 }
 
 interface Operation {
+  id: "get" | "list" | "create" | "update" | "fanout";
   name: string;
   unit: string;
   /** The side's measurement in round r. */
@@ -118,9 +122,10 @@ const bench: Benchmark = {
       const updateBody = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "u-{w}-0" }, data: { n: "{i}" } });
       const update = throughput((s) => ({ method: "PUT", url: s === "bare" ? `${url.bare}/update` : `${cms(s)}/u-{w}-0`, body: updateBody, headers: json, expect: 200 }));
       const operations: Operation[] = [
-        { name: "GET one object", unit: "req/s", run: (s) => get(s), ceilingGoal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" } },
-        { name: `LIST ${LIST_ITEMS} objects (label selector)`, unit: "req/s", run: (s) => list(s), ceilingGoal: { text: "≥ 0.8 of the ceiling per server CPU-second", min: 0.8, on: "cpuRatio" } },
+        { id: "get", name: "GET one object", unit: "req/s", run: (s) => get(s), ceilingGoal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" } },
+        { id: "list", name: `LIST ${LIST_ITEMS} objects (label selector)`, unit: "req/s", run: (s) => list(s), ceilingGoal: { text: "≥ 0.8 of the ceiling per server CPU-second", min: 0.8, on: "cpuRatio" } },
         {
+          id: "create",
           name: "CREATE",
           unit: "req/s",
           run: (s, r) =>
@@ -134,8 +139,9 @@ const bench: Benchmark = {
             ),
           ceilingGoal: { text: "≥ 0.5 of the ceiling per server CPU-second", min: 0.5, on: "cpuRatio" },
         },
-        { name: "UPDATE (PUT)", unit: "req/s", run: (s) => update(s) },
+        { id: "update", name: "UPDATE (PUT)", unit: "req/s", run: (s) => update(s) },
         {
+          id: "fanout",
           name: `watch fan-out (${WATCHERS} watchers × ${EVENTS} creates)`,
           unit: "events/s",
           run: (s, r) => {
@@ -158,13 +164,14 @@ const bench: Benchmark = {
       const figures: Figure[] = [];
       const short = baseline.commit.slice(0, 7);
       for (const op of operations) {
+        if (OPS && !OPS.has(op.id)) continue;
         const s = await rotate<Side>(
           { head: (r) => op.run("head", r), base: (r) => op.run("base", r), bare: (r) => op.run("bare", r) },
           { rounds, onRound: (r) => log(`${op.name}: round ${r}${r === 0 ? " (warm-up)" : ""}`) },
         );
         const pair = (ours: Side, peer: Side, peerName: string, name: string, goal?: Goal, note?: string) =>
           figure({ name, unit: op.unit, higherIsBetter: true, ours: s[ours], peer: s[peer], peerName, cpuOf: { ours: LABEL[ours], peer: LABEL[peer] }, goal, note });
-        figures.push(pair("head", "base", `the baseline ${short} (before decoding/admission)`, `${op.name}: HEAD vs baseline`, withinTenPercent, op === operations[0] ? `answer sizes: ${sizes.join(", ")}` : undefined));
+        figures.push(pair("head", "base", `the baseline ${short} (before decoding/admission)`, `${op.name}: HEAD vs baseline`, withinTenPercent, figures.length === 0 ? `answer sizes: ${sizes.join(", ")}` : undefined));
         figures.push(pair("head", "bare", "bare node:http, same bytes", `${op.name}: HEAD vs bare`, op.ceilingGoal));
         figures.push(pair("base", "bare", "bare node:http, same bytes", `${op.name}: baseline ${short} vs bare`));
       }
