@@ -12,13 +12,39 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "yaml";
 import type { KubeObject } from "../src/apimachinery/types.js";
-import { startApiServer, type StartApiServerOptions } from "../src/apiserver/index.js";
-import { defaultWriteContext } from "../src/apiserver/rest/context.js";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { StartApiServerOptions } from "../src/apiserver/index.js";
 import type { TLSFiles } from "./loadgen.js";
 import type { RoleFactory } from "./proc.js";
 
 export interface ApiServerParams {
   options: StartApiServerOptions;
+  /**
+   * A compiled src/ tree (the `dist/` of another commit, see apiserver/baseline.ts) to load the
+   * server from instead of this checkout's; its startApiServer and defaultWriteContext must take
+   * the same arguments.
+   */
+  dist?: string;
+}
+
+interface ServerModules {
+  startApiServer: typeof import("../src/apiserver/index.js").startApiServer;
+  defaultWriteContext: typeof import("../src/apiserver/rest/context.js").defaultWriteContext;
+}
+
+/** This checkout's server, or the one compiled into `dist` — only one of them is ever loaded. */
+async function serverModules(dist: string | undefined): Promise<ServerModules> {
+  if (dist === undefined) {
+    const [index, context] = await Promise.all([import("../src/apiserver/index.js"), import("../src/apiserver/rest/context.js")]);
+    return { startApiServer: index.startApiServer, defaultWriteContext: context.defaultWriteContext };
+  }
+  const load = (rel: string) => import(pathToFileURL(join(dist, rel)).href);
+  const [index, context] = (await Promise.all([load("apiserver/index.js"), load("apiserver/rest/context.js")])) as [
+    Pick<ServerModules, "startApiServer">,
+    Pick<ServerModules, "defaultWriteContext">,
+  ];
+  return { startApiServer: index.startApiServer, defaultWriteContext: context.defaultWriteContext };
 }
 
 export interface ApiServerInfo {
@@ -66,6 +92,7 @@ async function clientOf(kubeconfigPath: string): Promise<TLSFiles | undefined> {
 
 export const roles: Record<string, RoleFactory> = {
   apiserver: async (p: ApiServerParams) => {
+    const { startApiServer, defaultWriteContext } = await serverModules(p.dist);
     const api = await startApiServer({ port: 0, ...p.options });
     const ctx = () => defaultWriteContext({ fieldManager: "bench" });
     const store = (group: string, resource: string) => {

@@ -141,12 +141,27 @@ export class Admission implements AdmissionChain {
   /** The enabled plugins' names in the order they run. */
   readonly names: readonly string[];
   private readonly plugins: readonly AnyAdmissionPlugin[];
+  /** The mutating / validating plugins that handle each operation, computed once per operation (`handles` is fixed per plugin). */
+  private readonly mutatingByOp = new Map<AdmissionOperation, readonly MutatingAdmissionPlugin[]>();
+  private readonly validatingByOp = new Map<AdmissionOperation, readonly ValidatingAdmissionPlugin[]>();
 
   constructor(plugins: readonly AnyAdmissionPlugin[]) {
     this.plugins = plugins;
     this.names = plugins.map((p) => p.name);
     this.mutating = plugins.filter((p): p is AnyAdmissionPlugin & MutatingAdmissionPlugin => typeof p.admit === "function");
     this.validating = plugins.filter((p): p is AnyAdmissionPlugin & ValidatingAdmissionPlugin => typeof p.validate === "function");
+  }
+
+  private mutatingFor(op: AdmissionOperation): readonly MutatingAdmissionPlugin[] {
+    let list = this.mutatingByOp.get(op);
+    if (!list) this.mutatingByOp.set(op, (list = this.mutating.filter((p) => p.handles(op))));
+    return list;
+  }
+
+  private validatingFor(op: AdmissionOperation): readonly ValidatingAdmissionPlugin[] {
+    let list = this.validatingByOp.get(op);
+    if (!list) this.validatingByOp.set(op, (list = this.validating.filter((p) => p.handles(op))));
+    return list;
   }
 
   /** The enabled plugins of `settings`, created with `ctx`, in upstream's order. */
@@ -163,8 +178,7 @@ export class Admission implements AdmissionChain {
 
   /** Runs the mutating plugins (with one reinvocation pass when a plugin asks for it). */
   async mutate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
-    const op = attrs.operation;
-    const plugins = this.mutating.filter((p) => p.handles(op));
+    const plugins = this.mutatingFor(attrs.operation);
     if (plugins.length === 0) return;
     const reinvocation: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
     const withContext = Object.assign(Object.create(Object.getPrototypeOf(attrs) as object) as AdmissionAttributes, attrs, { reinvocation });
@@ -182,10 +196,7 @@ export class Admission implements AdmissionChain {
 
   /** Runs the validating plugins. */
   async validate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
-    const op = attrs.operation;
-    for (const p of this.validating) {
-      if (p.handles(op)) await p.validate(attrs, signal);
-    }
+    for (const p of this.validatingFor(attrs.operation)) await p.validate(attrs, signal);
   }
 
   /** Whether any plugin handles `operation` (lets the store skip building attributes). */

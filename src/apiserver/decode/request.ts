@@ -34,9 +34,17 @@ export interface DecodedRequest {
   object: KubeObject;
   /** Warning texts (fieldValidation=Warn, protobuf decoder notes). */
   warnings: string[];
+  /**
+   * Decoded as the endpoint's built-in kind's Go struct (TypeMeta and ObjectMeta included): the
+   * field types hold, so the store's own TypeMeta/ObjectMeta type check (rest/metatypes, for
+   * objects from anywhere else) has nothing to find and may be skipped. False for custom
+   * resources (only their metadata is decoded here) and bodies of another kind.
+   */
+  typed: boolean;
 }
 
 const objectMetaInfo = (): TypeInfo => typeInfo("meta/v1.ObjectMeta")!;
+
 
 /** The schema of a built-in kind, or undefined (custom resources, unknown kinds). */
 export function builtinKind(t: DecodeTarget): TypeInfo | undefined {
@@ -76,7 +84,11 @@ function interpretTypeMeta(obj: Record<string, unknown>): string | undefined {
     return `couldn't get version/kind; json parse error: json: cannot unmarshal ${what} into Go struct field .${f} of type string`;
   }
   const av = obj.apiVersion;
-  if (typeof av === "string" && av.split("/").length > 2) return `unexpected GroupVersion string: ${av}`;
+  if (typeof av === "string") {
+    // More than one "/" (no split: this runs for every body).
+    const slash = av.indexOf("/");
+    if (slash >= 0 && av.indexOf("/", slash + 1) >= 0) return `unexpected GroupVersion string: ${av}`;
+  }
   return undefined;
 }
 
@@ -179,12 +191,13 @@ export function decodeRequestBody(
     else if (sameKind(body.object, target)) {
       try {
         body.object = walkObject(body.object, info, { dialect: "json", reportUnknown: false, countKeys: false }).value as KubeObject;
+        return { ...body, typed: true };
       } catch (err) {
         if (err instanceof GoDecodeError) throw cannotBeHandled(body.object, target, err.message);
         throw err;
       }
     }
-    return body;
+    return { ...body, typed: false };
   }
 
   const warnings: string[] = [];
@@ -235,7 +248,7 @@ export function decodeRequestBody(
   const obj = value as Record<string, unknown>;
   const interpretError = interpretTypeMeta(obj);
   if (interpretError) throw unrecognized(target, interpretError, buf);
-  if (!sameKind(obj, target)) return { object: obj as KubeObject, warnings };
+  if (!sameKind(obj, target)) return { object: obj as KubeObject, warnings, typed: false };
 
   let unknown: string[];
   let keys: number;
@@ -259,7 +272,7 @@ export function decodeRequestBody(
       if (errors.length > 0) throw cannotBeHandled(obj, target, `strict decoding error: ${errors.join(", ")}`);
     }
   }
-  return { object: value as KubeObject, warnings };
+  return { object: value as KubeObject, warnings, typed: true };
 }
 
 /**

@@ -76,6 +76,11 @@ export interface UpdateOptions {
   managedFieldsSubresource?: string;
   /** How admission sees a subresource write whose object is not the resource's own (scale, binding, finalize). */
   admission?: AdmissionView;
+  /**
+   * `produce` returns a body decoded as this kind's Go struct (DecodedRequest.typed): the
+   * TypeMeta/ObjectMeta type check is skipped, it has nothing to find.
+   */
+  typed?: boolean;
 }
 
 /**
@@ -371,9 +376,10 @@ export class ResourceStore {
    * Creates `body` in `namespace`. With `owned`, the caller hands the body over (a freshly
    * decoded request body, a copy of its own): it is completed in place instead of copied first.
    */
-  async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false): Promise<KubeObject> {
+  async create(namespace: string | undefined, body: KubeObject, ctx: WriteContext, owned = false, typed = false): Promise<KubeObject> {
     const request = owned ? body : deepCopy(body);
-    this.requireMetaTypes(request);
+    // A body the decoder read as the kind's struct (DecodedRequest.typed) has the right TypeMeta/ObjectMeta types already.
+    if (!typed) this.requireMetaTypes(request);
     this.normalizeTypeMeta(request);
     this.normalizeNamespace(request, namespace);
     if (metaOf(request).resourceVersion) {
@@ -465,7 +471,7 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const cur = await this.deps.storage.get(key);
       let obj = deepCopy(produce(cur ? this.present(cur.object) : undefined));
-      this.requireMetaTypes(obj);
+      if (!opts.typed) this.requireMetaTypes(obj);
       this.normalizeTypeMeta(obj);
       const meta = metaOf(obj);
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name) {
@@ -478,7 +484,8 @@ export class ResourceStore {
         delete meta.resourceVersion;
         try {
           // obj is this attempt's own copy (made above): handed over as it is.
-          return { object: await this.create(namespace, obj, ctx, true), created: true };
+          // Its types were checked (or decoded) above.
+          return { object: await this.create(namespace, obj, ctx, true, true), created: true };
         } catch (err) {
           if (err instanceof StatusError && err.reason === "AlreadyExists" && attempt < maxUpdateAttempts) continue;
           throw err;

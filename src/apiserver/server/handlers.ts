@@ -13,7 +13,7 @@ import { parseBool, parseDeleteOptions, parseListOptions, parseWriteOptions } fr
 import { applyScale, toScale, validateScale } from "../rest/scale.js";
 import type { ResourceStore, UpdateOptions } from "../rest/store.js";
 import { decodeObjectBody, readBody } from "./body.js";
-import { decodePatchedObject, decodeRequestBody, type DecodeTarget } from "../decode/request.js";
+import { decodePatchedObject, decodeRequestBody, type DecodedRequest, type DecodeTarget } from "../decode/request.js";
 import { includeObjectOf, renderList, renderObject } from "./convert.js";
 import type { HandlerEnv } from "./env.js";
 import { negotiateEncoding, negotiateObject, prefersProtobuf, type ObjectRepresentation } from "./negotiate.js";
@@ -61,7 +61,7 @@ function userAgent(req: IncomingMessage): string {
 }
 
 /** Reads a body and decodes it as an object of `target`'s kind, as the Go struct would be (decode/). */
-async function decodeBody(env: HandlerEnv, req: IncomingMessage, target: DecodeTarget, ctx: WriteContext): Promise<{ object: KubeObject; warnings: string[] }> {
+async function decodeBody(env: HandlerEnv, req: IncomingMessage, target: DecodeTarget, ctx: WriteContext): Promise<DecodedRequest> {
   const buf = await readBody(req, env.maxBodyBytes);
   return decodeRequestBody(buf, req.headers["content-type"], target, ctx.fieldValidation, env.decodeProtobuf);
 }
@@ -160,7 +160,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
     const body = await decodeBody(env, req, kindOf(store), ctx);
     ctx.warnings.push(...body.warnings);
     // The decoded body is used for nothing else: the store completes it in place.
-    const created = await store.create(ns, body.object, ctx, true);
+    const created = await store.create(ns, body.object, ctx, true, body.typed);
     setWarnings(res, ctx.warnings);
     return writeObject(res, 201, created, encoding());
   }
@@ -178,7 +178,7 @@ export async function handleResource(env: HandlerEnv, req: IncomingMessage, res:
       return writeObject(res, 200, r, negotiateEncoding(accept, true));
     }
     ctx.warnings.push(...body.warnings);
-    const opts: UpdateOptions = {};
+    const opts: UpdateOptions = { typed: body.typed };
     if (sub === "status" || store.strategy.subresources.updates?.[sub ?? ""]) opts.subresource = sub;
     if (sub === "finalize") {
       opts.prepare = finalizeNamespace;

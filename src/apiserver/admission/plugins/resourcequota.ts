@@ -329,6 +329,10 @@ export function resourceQuotaPlugin(ctx: AdmissionPluginContext): AnyAdmissionPl
       if (a.operation === "UPDATE" && !(a.resource.group === "" && (a.resource.resource === "services" || a.resource.resource === "persistentvolumeclaims" || a.resource.resource === "pods"))) return;
       // Quota objects themselves are never charged against quotas on update.
       if (a.resource.group === "" && a.resource.resource === "resourcequotas" && a.operation === "UPDATE") return;
+      // A namespace without quotas charges nothing: no usage to compute, no turn in the namespace's
+      // queue (upstream reads quotas from an informer: a quota created concurrently with this
+      // request may or may not be seen, here as there).
+      if ((await ctx.storage.list(collectionPrefix("", "resourcequotas", a.namespace), { limit: 1 })).items.length === 0) return;
       await serialized(a.namespace, () => check(a));
     },
   };

@@ -258,11 +258,9 @@ export function mutatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): AnyA
   const status = new PolicyStatusWriter(ctx, "mutatingadmissionpolicies", (p) => cache.get(p).warnings);
   const nsLabels = async (namespace: string) => (await namespaceObject(ctx, namespace))?.metadata?.labels;
 
-  async function dispatch(a: AdmissionAttributes, state: ReinvokeState, isReinvoke: boolean): Promise<{ errors: PolicyError[]; changed: boolean }> {
+  async function dispatch(a: AdmissionAttributes, bindings: readonly KubeObject[], state: ReinvokeState, isReinvoke: boolean): Promise<{ errors: PolicyError[]; changed: boolean }> {
     const errors: PolicyError[] = [];
     let changed = false;
-    const bindings = await storedObjects(ctx, "mutatingadmissionpolicybindings");
-    if (bindings.length === 0) return { errors, changed };
     const policies = new Map((await storedObjects(ctx, "mutatingadmissionpolicies")).map((p) => [p.metadata?.name ?? "", p]));
     cache.retain(new Set([...policies.values()].map((p) => p.metadata?.uid ?? p.metadata?.name ?? "")));
     for (const binding of bindings) {
@@ -330,6 +328,10 @@ export function mutatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): AnyA
     idle: () => status.idle(),
     async admit(a: AdmissionAttributes) {
       if (!a.object) return;
+      // Without bindings no policy runs (nor can it be re-run): no reinvocation state, no copy of
+      // the object — the common case, for every created and updated object.
+      const bindings = await storedObjects(ctx, "mutatingadmissionpolicybindings");
+      if (bindings.length === 0) return;
       const reinvocation = a.reinvocation;
       let state = reinvocation?.values.get(pluginName) as ReinvokeState | undefined;
       if (!state) {
@@ -341,7 +343,7 @@ export function mutatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): AnyA
       if (isReinvoke && state.lastOutput && !semanticEqual(state.lastOutput, a.object)) state.requireReinvokingPreviouslyInvoked();
       let result: { errors: PolicyError[]; changed: boolean };
       try {
-        result = await dispatch(a, state, isReinvoke);
+        result = await dispatch(a, bindings, state, isReinvoke);
       } finally {
         state.lastOutput = a.object ? deepCopy(a.object) : undefined;
       }

@@ -75,7 +75,7 @@ export class MutatingWebhookPlugin implements MutatingAdmissionPlugin {
 
   async admit(a: AdmissionAttributes, signal: AbortSignal): Promise<void> {
     if (isExemptAdmissionConfigurationResource(a)) return;
-    await this.deps.cache.synced();
+    if (!this.deps.cache.current()) await this.deps.cache.synced();
     const hooks = this.source.webhooks();
     if (hooks.length === 0) return;
     const rctx = reinvocationContext(a);

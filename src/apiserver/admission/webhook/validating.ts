@@ -31,7 +31,7 @@ export class ValidatingWebhookPlugin implements ValidatingAdmissionPlugin {
 
   async validate(a: AdmissionAttributes, signal: AbortSignal): Promise<void> {
     if (isExemptAdmissionConfigurationResource(a)) return;
-    await this.deps.cache.synced();
+    if (!this.deps.cache.current()) await this.deps.cache.synced();
     const hooks = this.source.webhooks();
     if (hooks.length === 0) return;
     const byKind = new Map<string, Promise<VersionedObjects>>();
