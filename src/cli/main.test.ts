@@ -90,7 +90,10 @@ describe("kubeloop CLI", () => {
     const done = runCli(["up", "--port", "0", "--insecure-http", "--heartbeat-interval", "0", "--kubeconfig-update-default=false"], a);
     for (let i = 0; i < 3000 && !a.lines.some((l) => l.startsWith("The demo converged.")); i++) await new Promise((r) => setTimeout(r, 10));
     expect(a.lines[0]).toMatch(/^kubeloop control plane ready in \d+ ms$/);
-    expect(a.lines).toContain("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset, persistentvolume-binder, volume provisioner, serviceaccount, root-ca-cert-publisher, resourcequota, pod gc, node lifecycle, taint eviction");
+    // Every controller but the root CA publisher (plain HTTP: no CA) and node lifecycle (no heartbeats).
+    expect(a.lines).toContain(
+      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, endpoints, application, namespace, endpointslice, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, serviceaccount, resourcequota, podgc, tainteviction",
+    );
     expect(a.lines.some((l) => /^application\/web {2}3\/3 available {2}image nginx:1\.27 {2}100% {2}converged$/.test(l))).toBe(true);
     const url = a.lines.find((l) => l.startsWith("  API server"))!.split(/\s+/).pop()!;
     const pods = (await (await fetch(`${url}/api/v1/namespaces/default/pods`)).json()) as { items: Array<{ spec: { nodeName?: string } }> };
@@ -144,10 +147,33 @@ describe("kubeloop CLI", () => {
     }
   });
 
+  it("up --controllers selects as kube-controller-manager's flag: '*', '-name' with kubeloop's or upstream's names; no demo without the application controller", async () => {
+    let stop!: (s: string) => void;
+    const a = io(new Promise((r) => (stop = r)));
+    const done = runCli(
+      ["up", "--port", "0", "--insecure-http", "--heartbeat-interval", "0", "--kubeconfig-update-default=false", "--controllers", "-application,*,-daemonset-controller,-endpoint,podlifecycle"],
+      a,
+    );
+    for (let i = 0; i < 3000 && !a.lines.some((l) => l.startsWith("No demo")); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(a.lines).toContain(
+      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, namespace, endpointslice, disruption, statefulset, persistentvolume, volumeprovisioner, serviceaccount, resourcequota, podgc, tainteviction",
+    );
+    expect(a.lines).toContain("No demo: it needs the application controller, which --controllers leaves out");
+    stop("SIGINT");
+    expect(await done).toBe(0);
+  });
+
+  it("up --controllers with a name no controller has: one line, exit 1, nothing started", async () => {
+    const a = io(new Promise(() => {}));
+    expect(await runCli(["up", "--port", "0", "--insecure-http", "--kubeconfig-update-default=false", "--controllers", "*,-nope-controller"], a)).toBe(1);
+    expect(a.errors.join("\n")).toContain('"nope-controller" is not in the list of known controllers');
+    expect(a.lines.some((l) => l.startsWith("kubeloop control plane ready"))).toBe(false);
+  });
+
   it("controller rejects an unknown controller name", async () => {
     const a = io(new Promise(() => {}));
     expect(await runCli(["controller", "nope"], a)).toBe(1);
-    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, endpoints, podlifecycle, application, namespace, endpointslice, disruption, statefulset, daemonset');
+    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, endpoints, podlifecycle, application, namespace, endpointslice, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, serviceaccount, rootcacertpublisher, resourcequota, podgc, nodelifecycle, tainteviction');
   });
 
   it("serves https by default, with a kubeconfig that verifies the CA", async () => {

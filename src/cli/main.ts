@@ -57,6 +57,7 @@ interface UpFlags extends ServerFlags, LoggingFlags {
   demo?: boolean;
   nodes?: number;
   heartbeatInterval?: number;
+  controllers?: string;
   kubeconfigUpdateDefault: boolean;
   kubeconfigSwitchContext: boolean;
 }
@@ -156,6 +157,11 @@ export function buildProgram(io: CliIO): Command {
     .option("--no-demo", "do not create the demo objects")
     .option("--nodes <n>", "simulated nodes", parseWorkers, 3)
     .option("--heartbeat-interval <ms>", "node heartbeat interval in ms (0 turns heartbeats off)", parseMs, 10_000)
+    .option(
+      "--controllers <list>",
+      "controllers to run, as kube-controller-manager's --controllers: '*' all, 'foo' enables foo, '-foo' disables it (kubeloop's or upstream's names)",
+      "*",
+    )
     .addOption(
       new Option("--kubeconfig-update-default [bool]", "merge a kubeloop context into your kubeconfig (KUBECONFIG's first file or ~/.kube/config)")
         .argParser(parseBool)

@@ -43,6 +43,8 @@ export interface UpOptions {
   env?: Record<string, string | undefined>;
   homeDir?: string;
   acceptDataLoss?: boolean;
+  /** kube-controller-manager's --controllers list ("*", "foo", "-foo"; default "*"). */
+  controllers?: string;
 }
 
 export interface UpIO {
@@ -128,7 +130,8 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
 
 export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
   const started = Date.now();
-  const { startControlPlane } = await import("../controlplane/index.js");
+  const { startControlPlane, selectControllers } = await import("../controlplane/index.js");
+  const controllers = selectControllers(opts.controllers ?? "*");
   const logger = createLogger({ level: opts.logLevel ?? "silent", name: "kubeloop", pretty: true, destination: { write: (l) => (io.err ?? io.out)(l.replace(/\n$/, "")) } });
   const cp = await startControlPlane({
     port: await choosePort(opts.host, opts.port),
@@ -139,6 +142,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     insecureHttp: opts.insecureHttp,
     auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
     kubelet: { nodes: opts.nodes, heartbeatIntervalMs: opts.heartbeatIntervalMs },
+    controllers,
     server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
   });
   let userKubeconfig: string | undefined;
@@ -152,7 +156,7 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     }
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
     io.out(`  API server   ${cp.api.url}`);
-    io.out("  controllers  application, deployment, replicaset, job, cronjob, ttl-after-finished, garbage collector, endpoints, endpointslice, simulated kubelet, namespace, disruption, statefulset, daemonset, persistentvolume-binder, volume provisioner, serviceaccount, root-ca-cert-publisher, resourcequota, pod gc, node lifecycle, taint eviction");
+    io.out(`  controllers  ${cp.controllers.join(", ")}`);
     io.out(`  kubeconfig   ${cp.api.kubeconfigPath}`);
     if (userKubeconfig) {
       const keep = opts.dataDir ? "kept on exit (the data directory keeps the cluster)" : "removed on exit";
@@ -162,7 +166,10 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     io.out(`  try          ${kubectlPrefix} get nodes`);
     const hintKubeconfig = userKubeconfig ? undefined : cp.api.kubeconfigPath;
     let stopView: (() => Promise<void>) | undefined;
-    if (opts.demo !== false) {
+    if (opts.demo !== false && !cp.controllers.includes("application")) {
+      io.out("");
+      io.out("No demo: it needs the application controller, which --controllers leaves out");
+    } else if (opts.demo !== false) {
       const app = demoApplication();
       io.out("");
       io.out(`Applying the demo: application/${DEMO_NAME} (${app.spec?.replicas} × ${app.spec?.image}, a ClusterIP service) from examples/application.yaml`);

@@ -173,84 +173,88 @@ export class ControllerSetupError extends Error {
   }
 }
 
-/** Builds controller `name` on `mgr` (it runs when the manager starts, while it leads). */
-export function setupController(mgr: Manager, name: BuiltinControllerName, opts: ControllerSetupOptions = {}): void {
+/**
+ * Builds controller `name` on `mgr` (it runs when the manager starts, while it leads). Returns
+ * false when the controller cannot do its job with these options and was left out (the reason is
+ * logged), true when it was built.
+ */
+export function setupController(mgr: Manager, name: BuiltinControllerName, opts: ControllerSetupOptions = {}): boolean {
   const workers = opts.workers ?? DEFAULT_WORKERS[name];
   switch (name) {
     case "deployment":
       new DeploymentController(mgr, { workers });
-      return;
+      return true;
     case "replicaset":
       new ReplicaSetController(mgr, { workers });
-      return;
+      return true;
     case "job":
       new JobController(mgr, { workers });
-      return;
+      return true;
     case "cronjob":
       new CronJobController(mgr, { workers });
-      return;
+      return true;
     case "ttlafterfinished":
       new TTLAfterFinishedController(mgr, { workers });
-      return;
+      return true;
     case "garbagecollector":
       if (!opts.discovery) throw new ControllerSetupError("the garbage collector needs a discovery source");
       new GarbageCollector(mgr, { discovery: opts.discovery, workers, resyncDiscoveryMs: opts.resyncDiscoveryMs });
-      return;
+      return true;
     case "podlifecycle":
       new PodLifecycleSimulator(mgr, { ...opts.kubelet, workers, ...(opts.binder ? { binder: opts.binder, placement: "bind" as const } : {}) });
-      return;
+      return true;
     case "endpoints":
       new EndpointsController(mgr, { workers });
-      return;
+      return true;
     case "application":
       setupApplicationController(mgr, { workers, labelSelector: opts.labelSelector });
-      return;
+      return true;
     case "namespace":
       if (!opts.discovery) throw new ControllerSetupError("the namespace controller needs a discovery source");
       new NamespaceController(mgr, { discovery: namespaceDiscoveryFrom(opts.discovery), workers });
-      return;
+      return true;
     case "endpointslice":
       new EndpointSliceController(mgr, { workers });
-      return;
+      return true;
     case "disruption":
       new DisruptionController(mgr, { workers });
-      return;
+      return true;
     case "statefulset":
       new StatefulSetController(mgr, { workers });
-      return;
+      return true;
     case "daemonset":
       new DaemonSetsController(mgr, { workers });
-      return;
+      return true;
     case "persistentvolume":
       new PersistentVolumeController(mgr, { workers });
-      return;
+      return true;
     case "volumeprovisioner":
       new SimulatedProvisioner(mgr, { workers });
-      return;
+      return true;
     case "serviceaccount":
       new ServiceAccountController(mgr, { workers });
-      return;
+      return true;
     case "rootcacertpublisher":
       if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");
       new RootCACertPublisher(mgr, { workers, rootCA: opts.rootCA });
-      return;
+      return true;
     case "resourcequota":
       new ResourceQuotaController(mgr, { workers });
-      return;
+      return true;
     case "podgc":
       new PodGCController(mgr, { terminatedPodThreshold: opts.terminatedPodGCThreshold });
-      return;
+      return true;
     case "nodelifecycle":
       // Simulated kubelets with heartbeats off (interval 0) never renew: every node would turn
       // Unknown and flap back at the simulator's next repair. Node health needs heartbeats.
       if (opts.kubelet?.heartbeatIntervalMs === 0) {
         mgr.logger.info({ controller: name }, "Not starting the node lifecycle controller: the simulated kubelet's heartbeats are off (interval 0)");
-        return;
+        return false;
       }
       new NodeLifecycleController(mgr, { nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs, nodeStartupGracePeriodMs: opts.nodeStartupGracePeriodMs });
-      return;
+      return true;
     case "tainteviction":
       new TaintEvictionController(mgr, { workers });
-      return;
+      return true;
   }
 }

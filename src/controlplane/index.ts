@@ -26,6 +26,7 @@ import { Manager } from "../runtime/manager.js";
 
 export { apiBinder } from "../controllers/podlifecycle/index.js";
 export { DEFAULT_WORKERS, type BuiltinControllerName } from "../controllers/registry.js";
+export { selectControllers, controllerNamed, ControllerSelectionError } from "../controllers/selection.js";
 
 export type ControllerName = BuiltinControllerName;
 
@@ -53,6 +54,8 @@ export interface RunningControlPlane {
   informers: SharedInformerFactory;
   /** Resolves once every informer of every controller has synced. */
   ready: Promise<void>;
+  /** The controllers that run, in registry order: those enabled, less any skipped (resources not served, no CA, no heartbeats). */
+  controllers: readonly ControllerName[];
   registry: Registry;
   stop(): Promise<void>;
 }
@@ -86,6 +89,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   // The default StorageClass goes with its provisioner (minikube's storage-provisioner addon does the same).
   if (enabled.has("volumeprovisioner")) await installDefaultStorageClass(client);
   const rootCA = rootCAFromConfig(client.config);
+  const running: ControllerName[] = [];
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;
     if (name === "rootcacertpublisher" && rootCA === undefined) {
@@ -97,13 +101,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA });
+    if (setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
+      running.push(name);
+    }
   }
 
   const ac = new AbortController();
   // Every informer, controller and watch listens on this one signal (through the manager's).
   setMaxListeners(0, ac.signal);
-  const running = manager.start(ac.signal).catch((err: unknown) => {
+  const managerDone = manager.start(ac.signal).catch((err: unknown) => {
     if (!ac.signal.aborted) logger.error({ err }, "the control plane's controllers stopped with an error");
   });
   const ready = manager.waitForCacheSync(ac.signal).then(() => undefined);
@@ -115,10 +121,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     informers,
     ready,
     registry,
+    controllers: running,
     stop: () =>
       (stopped ??= (async () => {
         ac.abort();
-        await running;
+        await managerDone;
         await sink.stop();
         await broadcaster.shutdown();
         await client.close();
