@@ -174,7 +174,17 @@ const mgr = new Manager({
 // +kubeloop:scaffold:controllers
 
 try {
-  if (flags["install-crds"]) await installCRDs(client, Object.values(api).filter(isCustomResource));
+  if (flags["install-crds"]) {
+    // installCRDs waits for Established on kubeloop's clock, whose timers never hold a process
+    // open on their own: hold it until the CRDs are in.
+    const hold = setInterval(() => undefined, 60_000);
+    try {
+      await installCRDs(client, Object.values(api).filter(isCustomResource));
+    } finally {
+      clearInterval(hold);
+    }
+    logger.info("installed the CRDs");
+  }
   await runUntilSignal(mgr, { logger });
 } catch (err) {
   logger.error({ err }, "the manager stopped with an error");
