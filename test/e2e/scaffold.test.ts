@@ -4,8 +4,9 @@
  * cluster-scoped kind; the scaffold installs the tarball and its toolchain (from the npm cache:
  * the same versions kubeloop's lock file holds), then runs its own scripts — build (tsc),
  * typecheck, the CRD check, and `npm test` (unit tests on the fake client, integration tests on
- * startTestEnv) — and its manager, built, runs against `kubeloop up` and reconciles the sample
- * applied with the real kubectl.
+ * startTestEnv) — and its manager, built, runs against `kubeloop up` and reconciles the samples
+ * applied with the real kubectl; `kubectl apply -k deploy/` installs the controller there under
+ * the restricted Pod Security profile.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -120,6 +121,9 @@ describe("a project made by kubeloop init", () => {
       k("wait", "--for=condition=Ready", "--timeout=60s", "demo/demo-sample", "-n", "default");
       k("wait", "--for=condition=Ready", "--timeout=60s", "policy/policy-sample");
       expect(k("get", "configmap", "demo-sample-demo", "-n", "default", "-o", "jsonpath={.data.message}")).toBe("Hello from demo-sample");
+      // deploy/ as shipped: the namespace enforces the restricted Pod Security profile, and admits the controller's pods.
+      k("apply", "-k", "deploy/");
+      k("wait", "--for=condition=Available", "--timeout=90s", "deployment/demo-controller", "-n", "demo-system");
     } catch (err) {
       throw new Error(`${(err as Error).message}\nmanager output:\n${managerOut}`);
     } finally {

@@ -15,7 +15,7 @@
 import { defineCustomResource, type CustomResourceInfo } from "../../runtime/crd/customresource.js";
 import { plannedFiles } from "../../runtime/crd/generate.js";
 import { k } from "../../runtime/crd/schema.js";
-import type { ApiNames, ProjectNames } from "./names.js";
+import { specifier, type ApiNames, type ProjectNames } from "./names.js";
 import type { ScaffoldPlan } from "./writer.js";
 
 /** The module `npm run crd:gen` hands to `kubeloop crd gen` (named in the YAML headers). */
@@ -172,7 +172,7 @@ export function controllerSource(a: ApiNames, p: ProjectNames): string {
 import {
 ${imports.map((i) => `  ${i},`).join("\n")}
 } from "kubeloop";
-import { ${a.ident}, type ${K} } from "../api/${a.version}/${a.singular}.js";
+import { ${a.ident}, type ${K} } from ${specifier(`../api/${a.version}/${a.singular}.js`)};
 
 /** The field manager of every write this controller makes. */
 export const ${upper(a.singular)}_FIELD_MANAGER = ${JSON.stringify(fm)};
@@ -281,8 +281,8 @@ export function unitTestSource(a: ApiNames): string {
  */
 import { describe, expect, it } from "vitest";
 import { ControllerFixture, type Action } from "kubeloop/testing";
-import { ${a.ident}, type ${K} } from "../api/${a.version}/${a.singular}.js";
-import { ${namespaced ? "desiredConfigMap, " : ""}setup${K}Controller } from "./${a.singular}.js";
+import { ${a.ident}, type ${K} } from ${specifier(`../api/${a.version}/${a.singular}.js`)};
+import { ${namespaced ? "desiredConfigMap, " : ""}setup${K}Controller } from ${specifier(`./${a.singular}.js`)};
 
 function new${K}(message = "hello"): ${K} {
   return { apiVersion: "${a.group}/${a.version}", kind: "${K}", metadata: { name: "sample"${ns}, generation: 1 }, spec: { message } };
@@ -429,8 +429,8 @@ export function integrationTestSource(a: ApiNames): string {
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 ${namespaced ? `import { builtin } from "kubeloop";\n` : ""}import { eventually, startTestEnv, type TestEnv } from "kubeloop/testing";
-import { ${a.ident} } from "../src/api/${a.version}/${a.singular}.js";
-import { setup${K}Controller } from "../src/controllers/${a.singular}.js";
+import { ${a.ident} } from ${specifier(`../src/api/${a.version}/${a.singular}.js`)};
+import { setup${K}Controller } from ${specifier(`../src/controllers/${a.singular}.js`)};
 
 let env: TestEnv;
 
@@ -499,8 +499,8 @@ export function apiPlan(p: ProjectNames, a: ApiNames): ScaffoldPlan {
       ...crdFiles.map((f) => ({ path: f.path, text: f.text })),
     ],
     edits: [
-      { path: "src/api/index.ts", section: "exports", snippet: `export { ${a.ident}, type ${a.kind} } from "./${a.version}/${a.singular}.js";` },
-      { path: "src/main.ts", section: "imports", snippet: `import { setup${a.kind}Controller } from "./controllers/${a.singular}.js";` },
+      { path: "src/api/index.ts", section: "exports", snippet: `export { ${a.ident}, type ${a.kind} } from ${specifier(`./${a.version}/${a.singular}.js`)};` },
+      { path: "src/main.ts", section: "imports", snippet: `import { setup${a.kind}Controller } from ${specifier(`./controllers/${a.singular}.js`)};` },
       { path: "src/main.ts", section: "controllers", snippet: `setup${a.kind}Controller(mgr);` },
       { path: "deploy/kustomization.yaml", section: "crds", snippet: `- crds/${a.crdName}.yaml` },
       ...rbac.map((snippet) => ({ path: "deploy/rbac.yaml", section: "rbac", snippet })),

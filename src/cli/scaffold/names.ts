@@ -110,3 +110,12 @@ export function apiNames(input: ApiInput, domain: string): ApiNames {
   check("kind", kind, isDNS1123Subdomain(crdName).map((e) => `the CRD name "${crdName}": ${e}`));
   return { group, version, kind, plural, singular: kind.toLowerCase(), scope: input.scope ?? "Namespaced", ident: plural, crdName };
 }
+
+/**
+ * A relative module specifier in generated source, quoted. The templates write their relative
+ * imports through it, so that the compiled template text never reads as one of kubeloop's own
+ * imports (test/e2e/package.test.ts walks the imports in dist/).
+ */
+export function specifier(path: string): string {
+  return JSON.stringify(path);
+}

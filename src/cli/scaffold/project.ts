@@ -9,7 +9,7 @@
  * Files that `create api` extends carry `+kubeloop:scaffold:<section>` markers (writer.ts).
  */
 import { createRequire } from "node:module";
-import type { ApiNames, ProjectNames } from "./names.js";
+import { specifier, type ApiNames, type ProjectNames } from "./names.js";
 import type { NewFile } from "./writer.js";
 
 /** The PROJECT file's layout value. */
@@ -125,7 +125,7 @@ function mainSource(p: ProjectNames): string {
  */
 import { parseArgs } from "node:util";
 import { KubeClient, Manager, createLogger, installCRDs, isCustomResource, runUntilSignal } from "kubeloop";
-import * as api from "./api/index.js";
+import * as api from ${specifier(`./api/index.js`)};
 // +kubeloop:scaffold:imports
 
 /** The Lease the replicas compete for (--leader-elect), in the namespace the process runs in. */
@@ -211,7 +211,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isCustomResource, plannedFiles, staleFiles } from "kubeloop";
-import * as api from "../src/api/index.js";
+import * as api from ${specifier(`../src/api/index.js`)};
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
