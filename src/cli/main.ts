@@ -9,6 +9,8 @@
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect] ...
  *   kubeloop crd gen [module...] [--out DIR]... [--check]
  *   kubeloop crd types <crd.yaml> [--out FILE]
+ *   kubeloop init <name> [--domain D] [--dir PATH] [--group G] [--version V] [--kind K] [--namespaced|--cluster] [--force]
+ *   kubeloop create api --group G --version V --kind K [--namespaced|--cluster] [--force]
  *   kubeloop --version
  *
  * Flags are defined once, in flags.ts, named as kube-controller-manager and controller-runtime name
@@ -35,6 +37,7 @@ import {
   type ServerFlags,
   type ServingFlags,
 } from "./flags.js";
+import type { ScaffoldResult } from "./scaffold/index.js";
 import type { ViewSink } from "./view.js";
 import { UP_PREFERRED_PORT } from "./upport.js";
 
@@ -138,7 +141,9 @@ export function buildProgram(io: CliIO): Command {
     .description("Kubernetes control loops in TypeScript, with an embedded Kubernetes-compatible API server")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    // The program's own options (--version) only before a subcommand: `create api --version v1` is the API's.
+    .enablePositionalOptions();
 
   program.version(kubeloopVersion, "--version", "print the version and exit");
 
@@ -216,7 +221,74 @@ export function buildProgram(io: CliIO): Command {
       }
     });
 
+  addScaffoldCommands(program, io);
+
   return program;
+}
+
+interface ScaffoldFlags {
+  group?: string;
+  version?: string;
+  kind?: string;
+  namespaced?: boolean;
+  cluster?: boolean;
+  force?: boolean;
+}
+
+function scopeOf(flags: ScaffoldFlags): "Namespaced" | "Cluster" {
+  if (flags.namespaced && flags.cluster) throw new CliError("--namespaced and --cluster exclude each other");
+  return flags.cluster ? "Cluster" : "Namespaced";
+}
+
+/** The API flags `init` and `create api` share. */
+function addApiFlags(cmd: Command, required: boolean): Command {
+  const group = required ? "the API group: a full one (widgets.example.com) or a short one the project's domain completes" : "the first API's group (default <name>; the domain completes one without a dot)";
+  return cmd
+    .option("--group <group>", group)
+    .option("--version <version>", "the API version (default v1alpha1)")
+    .option("--kind <kind>", required ? "the kind, UpperCamelCase (e.g. Widget)" : "the first API's kind (default: the name in UpperCamelCase)")
+    .option("--namespaced", "namespaced objects (the default)")
+    .option("--cluster", "cluster-scoped objects")
+    .option("--force", "overwrite files that exist");
+}
+
+function addScaffoldCommands(program: Command, io: CliIO): void {
+  const report = (r: ScaffoldResult) => {
+    for (const f of r.created) io.out(`created ${f}`);
+    for (const f of r.replaced) io.out(`replaced ${f}`);
+    for (const f of r.updated) io.out(`updated ${f}`);
+  };
+  addApiFlags(
+    program
+      .command("init")
+      .description("create a new controller project: a custom resource declared in TypeScript, its controller, tests, deploy/, a Helm chart, a Dockerfile and CI")
+      .argument("<name>", "the project's name (a DNS label: the npm package, the Deployment, the chart)")
+      .option("--domain <domain>", "the domain of the project's API groups", "example.com")
+      .option("--dir <path>", "where to write the project (default ./<name>)"),
+    false,
+  )
+    .exitOverride()
+    .action(async (name: string, flags: ScaffoldFlags & { domain: string; dir?: string }) => {
+      const { initProject } = await import("./scaffold/index.js");
+      try {
+        const r = initProject(name, { ...flags, scope: scopeOf(flags) });
+        report(r);
+        io.out(`next: cd ${r.root} && npm install && npm test`);
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
+  const create = program.command("create").description("add to a project made by kubeloop init");
+  addApiFlags(create.command("api").description("add a custom resource, its controller and tests, registered in src/main.ts and the RBAC"), true)
+    .exitOverride()
+    .action(async (flags: ScaffoldFlags) => {
+      const { createApi } = await import("./scaffold/index.js");
+      try {
+        report(createApi({ ...flags, scope: scopeOf(flags) }));
+      } catch (err) {
+        throw new CliError(err instanceof Error ? err.message : String(err));
+      }
+    });
 }
 
 /** Runs the CLI; resolves to the exit code. */

@@ -5,20 +5,13 @@
  * nodenext, and the `kubeloop` bin run — `--version`, then `up` until its demo converges.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { npm, packKubeloop, type PackResult } from "./pack.js";
 import { root } from "./pod.js";
-
-interface PackResult {
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  entryCount: number;
-  files: Array<{ path: string; size: number }>;
-}
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string; exports: Record<string, unknown> };
 const entries = Object.keys(pkg.exports).filter((e) => e !== "./package.json");
@@ -27,23 +20,12 @@ const work = mkdtempSync(join(tmpdir(), "kubeloop-pack-"));
 const scratch = join(work, "scratch");
 let pack: PackResult;
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
-}
-
 beforeAll(() => {
-  // A clean checkout: what git tracks, nothing built (node_modules linked, as `npm ci` would make it).
-  const clone = join(work, "clone");
-  const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
-  for (const f of tracked) {
-    mkdirSync(dirname(join(clone, f)), { recursive: true });
-    cpSync(join(root, f), join(clone, f));
-  }
-  symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
-  pack = (JSON.parse(npm(["pack", "--json", "--pack-destination", work], clone)) as PackResult[])[0];
+  const packed = packKubeloop(work);
+  pack = packed;
   mkdirSync(scratch);
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true, type: "module" }));
-  npm(["install", "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", join(work, pack.filename)], scratch);
+  npm(["install", "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", packed.tarball], scratch);
 }, 300_000);
 
 describe("the npm package", () => {
