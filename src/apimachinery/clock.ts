@@ -77,6 +77,17 @@ export class RealClock implements Clock {
 
 export const realClock: Clock = new RealClock();
 
+/**
+ * Keeps the Node.js process alive until the returned function is called. RealClock's timers do
+ * not (a background loop must not keep a finished program running), so a component whose caller
+ * awaits it — a running Manager, a CRD install waiting for Established — holds the process open
+ * itself for as long as that lasts, as Go's blocking calls do.
+ */
+export function holdProcessOpen(): () => void {
+  const h = setInterval(() => undefined, 2 ** 31 - 1);
+  return () => clearInterval(h);
+}
+
 interface FakeTimer {
   deadline: number;
   seq: number;

@@ -27,7 +27,7 @@ import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
-import { realClock } from "../apimachinery/clock.js";
+import { holdProcessOpen, realClock } from "../apimachinery/clock.js";
 import type { Clock } from "../apimachinery/clock.js";
 import type { ObjectName } from "../apimachinery/objectname.js";
 import type { ResourceClientFactory } from "../client/interfaces.js";
@@ -329,6 +329,9 @@ export class Manager implements BuilderHost {
     const shutdownRequested = new Promise<void>((resolve) => (this.wakeShutdown = resolve));
     const onAbort = () => this.wakeShutdown?.();
     signal.addEventListener("abort", onAbort, { once: true });
+    // Start blocks until the manager stops, as controller-runtime's: the process stays up meanwhile
+    // (a standby replica waiting for its lease has nothing else holding it open).
+    const release = holdProcessOpen();
     try {
       await this.startServers();
       if (!signal.aborted && !this.fatal) {
@@ -352,7 +355,11 @@ export class Manager implements BuilderHost {
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
-    await this.shutdown();
+    try {
+      await this.shutdown();
+    } finally {
+      release();
+    }
   }
 
   // --- running ----------------------------------------------------------------------------------

@@ -175,14 +175,7 @@ const mgr = new Manager({
 
 try {
   if (flags["install-crds"]) {
-    // installCRDs waits for Established on kubeloop's clock, whose timers never hold a process
-    // open on their own: hold it until the CRDs are in.
-    const hold = setInterval(() => undefined, 60_000);
-    try {
-      await installCRDs(client, Object.values(api).filter(isCustomResource));
-    } finally {
-      clearInterval(hold);
-    }
+    await installCRDs(client, Object.values(api).filter(isCustomResource));
     logger.info("installed the CRDs");
   }
   await runUntilSignal(mgr, { logger });

@@ -4,7 +4,7 @@
  * differ from the desired one, then polled until the server reports Established=True.
  */
 import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from "../../apimachinery/api/apiextensions/v1.js";
-import { realClock, type Clock } from "../../apimachinery/clock.js";
+import { holdProcessOpen, realClock, type Clock } from "../../apimachinery/clock.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { semanticEqual } from "../../apimachinery/equality.js";
 import { isNotFound } from "../../apimachinery/errors.js";
@@ -86,13 +86,19 @@ export async function installCRD(
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const pollMs = opts.pollMs ?? 100;
   const deadline = clock.now() + timeoutMs;
-  for (;;) {
-    if (condition(current, "Established")?.status === "True") return current;
-    const names = condition(current, "NamesAccepted");
-    if (names?.status === "False") throw new CRDNotEstablishedError(name, `${names.reason ?? "NamesNotAccepted"}: ${names.message ?? ""}`);
-    if (clock.now() >= deadline) throw new CRDNotEstablishedError(name, `timed out after ${timeoutMs}ms waiting for condition Established`);
-    await clock.sleep(pollMs, opts.signal);
-    current = await crds.get(name, { signal: opts.signal });
+  // The caller awaits this wait: it holds the process open (the clock's timers do not).
+  const release = holdProcessOpen();
+  try {
+    for (;;) {
+      if (condition(current, "Established")?.status === "True") return current;
+      const names = condition(current, "NamesAccepted");
+      if (names?.status === "False") throw new CRDNotEstablishedError(name, `${names.reason ?? "NamesNotAccepted"}: ${names.message ?? ""}`);
+      if (clock.now() >= deadline) throw new CRDNotEstablishedError(name, `timed out after ${timeoutMs}ms waiting for condition Established`);
+      await clock.sleep(pollMs, opts.signal);
+      current = await crds.get(name, { signal: opts.signal });
+    }
+  } finally {
+    release();
   }
 }
 
