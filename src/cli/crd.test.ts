@@ -1,35 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { applicationCRD } from "../controllers/application/declaration.js";
 import { staleFiles } from "../runtime/crd/generate.js";
 import { typesFromCRDYaml } from "../runtime/crd/typesgen.js";
 import { builtinCRDFiles } from "./crd.js";
-import { runCli, type CliIO } from "./main.js";
+import { runCli } from "./main.js";
+import { captureIO as io, tempDirs } from "../../test/cli/io.js";
+
+const tempDir = tempDirs("kubeloop-crd-");
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const GATEWAY_CLASSES = join(root, "test/fixtures/crds/gateway-api/gateway.networking.k8s.io_gatewayclasses.yaml");
 const GATEWAY_CLASSES_TS = join(root, "test/fixtures/crds/gateway-api/gatewayclasses.generated.ts");
 
-function io(): CliIO & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), stopSignal: () => new Promise(() => {}) };
-}
-
-const temps: string[] = [];
-afterEach(async () => {
-  for (const d of temps.splice(0)) await rm(d, { recursive: true, force: true });
-});
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), "kubeloop-crd-"));
-  temps.push(d);
-  return d;
-}
 
 describe("kubeloop crd gen", () => {
   it("the committed deploy/crds and Helm chart CRDs are what `kubeloop crd gen` writes (run it when this fails)", () => {

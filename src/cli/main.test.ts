@@ -6,19 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureKubectl } from "../../scripts/kubectl.mjs";
 import { kubeloopVersion } from "../client/version.js";
-import { runCli, type CliIO } from "./main.js";
+import { captureIO as io } from "../../test/cli/io.js";
+import { runCli } from "./main.js";
 
-function io(stop?: Promise<string>): CliIO & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return {
-    lines,
-    errors,
-    out: (l) => lines.push(l),
-    err: (l) => errors.push(l),
-    stopSignal: () => stop ?? new Promise(() => {}),
-  };
-}
 
 
 describe("kubeloop CLI", () => {

@@ -1,32 +1,18 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
-import { afterEach, describe, expect, it } from "vitest";
-import { runCli, type CliIO } from "../main.js";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../main.js";
 import { starterResource } from "./api.js";
 import { apiNames, guessPlural, kindFromName, projectNames, ScaffoldError } from "./names.js";
 import { kubeloopToolchain, SCAFFOLD_DEV_DEPENDENCIES } from "./project.js";
 import { applyPlan, insertAtMarker } from "./writer.js";
+import { captureIO as io, tempDirs } from "../../../test/cli/io.js";
+
+const tempDir = tempDirs("kubeloop-scaffold-");
 
 const repoRoot = new URL("../../../", import.meta.url);
 
-function io(): CliIO & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), stopSignal: () => new Promise(() => {}) };
-}
-
-const temps: string[] = [];
-afterEach(async () => {
-  for (const d of temps.splice(0)) await rm(d, { recursive: true, force: true });
-});
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), "kubeloop-scaffold-"));
-  temps.push(d);
-  return d;
-}
 
 /** Runs the CLI in `cwd` (the commands resolve paths against process.cwd()). */
 async function cli(args: string[], cwd: string): Promise<{ code: number; lines: string[]; errors: string[] }> {
