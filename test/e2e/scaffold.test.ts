@@ -9,10 +9,11 @@
  * the restricted Pod Security profile.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
 import { ensureKubectl } from "../../scripts/kubectl.mjs";
 import { npm, packKubeloop } from "./pack.js";
 import { root } from "./pod.js";
@@ -41,6 +42,7 @@ function run(cmd: string, args: string[], cwd: string): string {
 }
 
 const children: ChildProcess[] = [];
+const exitCode = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.on("exit", (code) => r(code))));
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   rmSync(work, { recursive: true, force: true });
@@ -128,8 +130,40 @@ describe("a project made by kubeloop init", () => {
       throw new Error(`${(err as Error).message}\nmanager output:\n${managerOut}`);
     } finally {
       manager.kill("SIGTERM");
+    }
+    expect(await exitCode(manager), managerOut).toBe(0);
+
+    // The RBAC of deploy/ is enough: the manager, as its ServiceAccount (impersonated), reconciles a change.
+    const saKubeconfig = join(work, "kubeconfig-sa");
+    const cfg = parse(readFileSync(kubeconfig, "utf8")) as { users: Array<{ user: Record<string, unknown> }> };
+    const sa = parse(readFileSync(join(project, "deploy/serviceaccount.yaml"), "utf8")) as { metadata: { name: string; namespace: string } };
+    for (const u of cfg.users) u.user.as = `system:serviceaccount:${sa.metadata.namespace}:${sa.metadata.name}`;
+    writeFileSync(saKubeconfig, stringify(cfg));
+    const asSA = spawn(process.execPath, ["dist/main.js", "--kubeconfig", saKubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0", "--log-level", "info"], {
+      cwd: project,
+      stdio: ["ignore", "pipe", "pipe"],
+      env,
+    });
+    children.push(asSA);
+    let saOut = "";
+    asSA.stdout!.on("data", (d: Buffer) => (saOut += d.toString()));
+    asSA.stderr!.on("data", (d: Buffer) => (saOut += d.toString()));
+    try {
+      k("patch", "demo/demo-sample", "-n", "default", "--type=merge", "-p", '{"spec":{"message":"Hello as the ServiceAccount"}}');
+      await waitFor("the ServiceAccount's manager to reconcile the change", () => {
+        try {
+          return k("get", "configmap", "demo-sample-demo", "-n", "default", "-o", "jsonpath={.data.message}") === "Hello as the ServiceAccount";
+        } catch {
+          return false;
+        }
+      });
+      expect(saOut).not.toMatch(/forbidden/i);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\nmanager (as its ServiceAccount) output:\n${saOut}`);
+    } finally {
+      asSA.kill("SIGTERM");
       up.kill("SIGINT");
     }
-    expect(await new Promise((r) => (manager.exitCode !== null ? r(manager.exitCode) : manager.on("exit", r))), managerOut).toBe(0);
+    expect(await exitCode(asSA), saOut).toBe(0);
   }, 300_000);
 });
