@@ -227,7 +227,8 @@ describe("requests", () => {
       const ac = new AbortController();
       const t = transport();
       const inflight = Array.from({ length: 30 }, (_, i) => t.request({ method: "GET", path: `/slow/${i}`, signal: ac.signal }).catch((e: unknown) => e));
-      await new Promise((r) => setTimeout(r, 50));
+      // Every request has reached the server before the abort: none arrives late in another test.
+      while (server.requests.length < 30) await new Promise((r) => setTimeout(r, 5));
       ac.abort(new Error("manager stopped"));
       const errs = await Promise.all(inflight);
       expect(errs.every((e) => e instanceof Error && e.message.includes("manager stopped"))).toBe(true);
