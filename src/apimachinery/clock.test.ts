@@ -99,3 +99,23 @@ describe("RealClock", () => {
     expect(c.now()).toBeGreaterThanOrEqual(before);
   });
 });
+
+describe("sleep on a shared signal", () => {
+  it("many sleeps on one signal add one abort listener, and all reject when it aborts", async () => {
+    const clock = new FakeClock();
+    const ac = new AbortController();
+    let listeners = 0;
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
+      listeners++;
+      add(...args);
+    }) as AbortSignal["addEventListener"];
+    const sleeps = Array.from({ length: 50 }, (_, i) => clock.sleep(1000 + i, ac.signal).then(() => "woke", () => "aborted"));
+    expect(listeners).toBe(1);
+    clock.step(1000); // the first one wakes and stops waiting on the signal
+    ac.abort();
+    const out = await Promise.all(sleeps);
+    expect(out.filter((o) => o === "woke")).toHaveLength(1);
+    expect(out.filter((o) => o === "aborted")).toHaveLength(49);
+  });
+});

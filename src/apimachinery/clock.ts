@@ -5,6 +5,8 @@
  */
 
 /** A scheduled callback; `cancel()` returns false when it already fired or was cancelled. */
+import { onAbortOf } from "./abort.js";
+
 export interface Timer {
   cancel(): boolean;
 }
@@ -34,15 +36,20 @@ export function abortReason(signal: AbortSignal): unknown {
 function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      timer.cancel();
-      reject(abortReason(signal!));
-    };
+    // Many loops sleep on one manager's signal: one listener on it, fanned out (abort.ts).
+    let stopWaiting: (() => void) | undefined;
+    let fired = false;
     const timer = clock.setTimer(ms, () => {
-      signal?.removeEventListener("abort", onAbort);
+      fired = true;
+      stopWaiting?.();
       resolve();
     });
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal && !fired) {
+      stopWaiting = onAbortOf(signal, () => {
+        timer.cancel();
+        reject(abortReason(signal));
+      });
+    }
   });
 }
 

@@ -26,6 +26,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ConnectionOptions } from "node:tls";
 import { Agent, ProxyAgent, Socks5ProxyAgent, type Dispatcher } from "undici";
 import type { StatusCause } from "../apimachinery/api/meta/v1.js";
+import { onAbortOf } from "../apimachinery/abort.js";
 import { realClock, type Clock, type Timer } from "../apimachinery/clock.js";
 import { StatusError, type StatusReason } from "../apimachinery/errors.js";
 import { groupResourceString } from "../apimachinery/gvk.js";
@@ -328,35 +329,6 @@ class ClientTimeout extends Error {
     super(`request timed out after ${formatGoDuration(ms)}`);
     this.name = "TimeoutError";
   }
-}
-
-/**
- * Callers' signals and the per-request callbacks waiting on them. A manager's signal is shared by
- * every watch and request of its informers and controllers; one listener per caller signal fans
- * out to them, so a busy signal does not collect one listener per in-flight request (and trip
- * Node's MaxListenersExceededWarning). Entries go when the signal aborts or is collected.
- */
-const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
-
-/** Calls `fn` once when `signal` aborts; returns the function that stops waiting. */
-function onAbortOf(signal: AbortSignal, fn: () => void): () => void {
-  let waiters = abortWaiters.get(signal);
-  if (!waiters) {
-    const set = new Set<() => void>();
-    waiters = set;
-    abortWaiters.set(signal, set);
-    signal.addEventListener(
-      "abort",
-      () => {
-        abortWaiters.delete(signal);
-        for (const w of set) w();
-      },
-      { once: true },
-    );
-  }
-  const set = waiters;
-  set.add(fn);
-  return () => set.delete(fn);
 }
 
 /** A signal that aborts with the caller's signal or when the timeout passes on the clock. */

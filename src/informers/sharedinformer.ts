@@ -8,6 +8,7 @@
  * the informer itself has synced. Resync re-delivers every cached object as an update to the
  * handlers whose resync period is due.
  */
+import { onAbortOf } from "../apimachinery/abort.js";
 import type { Clock, Timer } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import type { TypedObject } from "../apimachinery/types.js";
@@ -197,10 +198,9 @@ export class SharedIndexInformer<T extends TypedObject = TypedObject> {
     if (this.hasSynced()) return Promise.resolve(true);
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const onAbort = () => resolve(false);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const stopWaiting = signal ? onAbortOf(signal, () => resolve(false)) : undefined;
       this.whenSynced(() => {
-        signal?.removeEventListener("abort", onAbort);
+        stopWaiting?.();
         resolve(true);
       });
     });
