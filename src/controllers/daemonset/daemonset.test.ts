@@ -13,7 +13,7 @@ import { DEFAULT_DAEMONSET_UNIQUE_LABEL_KEY, FAILED_PODS_BACKOFF_INITIAL_MS } fr
 import { shouldIgnoreNodeUpdate } from "./controller.js";
 import { nodeShouldRunDaemonPod } from "./predicates.js";
 import { daemonSetHash, daemonSetPatch, newDaemonSetRevision } from "./revisions.js";
-import { affinityFor, DaemonSetHarness, newDaemonSet, newNode, newPod, nodes, simpleDaemonSetLabel, simpleDaemonSetLabel2, simpleNodeLabel, simpleNodeLabel2 } from "./testutil.js";
+import { affinityFor, DaemonSetHarness, newDaemonSet, newNode, newPod, nodes, simpleDaemonSetLabel, simpleDaemonSetLabel2, simpleNodeLabel, simpleNodeLabel2 } from "./fixture.js";
 
 interface LaunchCase {
   name: string;

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_DAEMONSET_UNIQUE_LABEL_KEY } from "./constants.js";
 import { daemonSetHash } from "./revisions.js";
 import { updatedDesiredNodeCounts } from "./rolling.js";
-import { DaemonSetHarness, newDaemonSet, newPod, nodes, simpleDaemonSetLabel } from "./testutil.js";
+import { DaemonSetHarness, newDaemonSet, newPod, nodes, simpleDaemonSetLabel } from "./fixture.js";
 import { getTargetNodeName } from "./util.js";
 
 type Step = [creates: number, deletes: number] | "ready" | ((h: DaemonSetHarness) => void);

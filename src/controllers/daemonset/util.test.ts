@@ -5,7 +5,7 @@
  */
 import type { Affinity, Pod, PodSpec } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
-import { newDaemonSet } from "./testutil.js";
+import { newDaemonSet } from "./fixture.js";
 import { addOrUpdateTolerationInPodSpec, createPodTemplate, getTargetNodeName, getTemplateGeneration, isPodUpdated, replaceDaemonSetPodNodeNameNodeAffinity } from "./util.js";
 
 describe("createPodTemplate (TestCreatePodTemplate)", () => {
