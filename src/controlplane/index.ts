@@ -25,7 +25,7 @@ import { silentLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
 
 export { apiBinder } from "../controllers/podlifecycle/index.js";
-export { DEFAULT_WORKERS, type BuiltinControllerName } from "../controllers/registry.js";
+export { DEFAULT_WORKERS, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 export { selectControllers, controllerNamed, ControllerSelectionError } from "../controllers/selection.js";
 
 export type ControllerName = BuiltinControllerName;

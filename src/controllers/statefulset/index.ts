@@ -14,6 +14,6 @@
  */
 export { StatefulSetController, DEFAULT_STATEFULSET_WORKERS } from "./controller.js";
 export type { StatefulSetControllerOptions } from "./controller.js";
-export { StatefulSetControl, slowStartBatch, updateStatus, MAX_BATCH_SIZE, PassError, AggregateSyncError } from "./control.js";
+export { StatefulSetControl, slowStartBatch, updateStatus, MAX_BATCH_SIZE, PassError, AggregateSyncError, type StatefulSetControlDeps } from "./control.js";
 export { StatefulPodControl, setReference } from "./podcontrol.js";
 export * from "./utils.js";

@@ -114,7 +114,7 @@ export function getPersistentVolumeClaimRetentionPolicy(set: StatefulSet): Requi
   return { whenDeleted: p?.whenDeleted ?? "Retain", whenScaled: p?.whenScaled ?? "Retain" };
 }
 
-interface Named {
+export interface Named {
   metadata?: ObjectMeta;
 }
 
