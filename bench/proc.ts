@@ -149,6 +149,28 @@ export class Proc {
   }
 }
 
+/** The processes a benchmark started, stopped together at its end. */
+export class ProcGroup {
+  private readonly procs: Proc[] = [];
+
+  /** Starts `role` of `modulePath` in a process of its own and keeps it for stop(). */
+  async start(modulePath: string, role: string, params: unknown, label: string): Promise<Proc> {
+    const p = await Proc.start(modulePath, role, params, { label });
+    this.procs.push(p);
+    return p;
+  }
+
+  /** Keeps a process started elsewhere, so stop() stops it too. */
+  add(p: Proc): Proc {
+    this.procs.push(p);
+    return p;
+  }
+
+  stop(): Promise<void> {
+    return stopAll(...this.procs);
+  }
+}
+
 /** Stops every process given (ignoring the ones that are undefined). */
 export async function stopAll(...procs: Array<Proc | undefined>): Promise<void> {
   await Promise.all(procs.map((p) => p?.stop()));

@@ -15,7 +15,7 @@
  */
 import { figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Goal, type Sample } from "../harness.js";
 import type { LoadResult, RequestSpec, FanoutSpec, TLSFiles } from "../loadgen.js";
-import { measured, Proc, stopAll } from "../proc.js";
+import { measured, Proc, ProcGroup, stopAll } from "../proc.js";
 import type { ApiServerInfo } from "../servers.js";
 
 const CONCURRENCY = 16;
@@ -64,12 +64,8 @@ const bench: Benchmark = {
   name: "apiserver/http",
   async run(): Promise<Figure[]> {
     const rounds = roundsFromEnv();
-    const procs: Proc[] = [];
-    const start = async (module: string, role: string, params: unknown, label: string) => {
-      const p = await Proc.start(module, role, params, { label });
-      procs.push(p);
-      return p;
-    };
+    const procs = new ProcGroup();
+    const start = (module: string, role: string, params: unknown, label: string) => procs.start(module, role, params, label);
     try {
       const [api, bare, loadgen] = await Promise.all([
         start(serversModule, "apiserver", { options: { insecureHttp: true, server: { maxInFlight: 10_000 } } }, "kubeloop"),
@@ -235,7 +231,7 @@ const bench: Benchmark = {
       );
       return figures;
     } finally {
-      await stopAll(...procs);
+      await procs.stop();
     }
   },
 };

@@ -22,7 +22,7 @@
  */
 import { figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Goal, type Sample } from "../harness.js";
 import type { FanoutSpec, LoadResult, RequestSpec } from "../loadgen.js";
-import { measured, Proc, stopAll } from "../proc.js";
+import { measured, Proc, ProcGroup } from "../proc.js";
 import type { ApiServerInfo, ApiServerParams } from "../servers.js";
 import { buildBaseline } from "./baseline.js";
 
@@ -69,12 +69,8 @@ const bench: Benchmark = {
     const rounds = roundsFromEnv();
     const baseline = buildBaseline(BASELINE, log);
     log(`baseline: ${baseline.subject.slice(0, 100)}`);
-    const procs: Proc[] = [];
-    const start = async (module: string, role: string, params: unknown, label: string) => {
-      const p = await Proc.start(module, role, params, { label });
-      procs.push(p);
-      return p;
-    };
+    const procs = new ProcGroup();
+    const start = (module: string, role: string, params: unknown, label: string) => procs.start(module, role, params, label);
     try {
       const options = { insecureHttp: true, server: { maxInFlight: 10_000 } };
       const [head, base, bare, loadgen] = await Promise.all([
@@ -177,7 +173,7 @@ const bench: Benchmark = {
       }
       return figures;
     } finally {
-      await stopAll(...procs);
+      await procs.stop();
     }
   },
 };

@@ -32,7 +32,7 @@ import { KubeClient } from "../../src/client/kubeclient.js";
 import { dropManagedFields, SharedIndexInformer, type SharedInformerOptions } from "../../src/informers/sharedinformer.js";
 import { cpuSeconds, figure, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
 import type { TLSFiles } from "../loadgen.js";
-import { Proc, stopAll } from "../proc.js";
+import { Proc, ProcGroup } from "../proc.js";
 import type { ApiServerInfo } from "../servers.js";
 
 const PODS = Number(process.env.BENCH_INFORMER_PODS ?? 20_000);
@@ -218,18 +218,15 @@ async function transportFigures(https: boolean, rounds: number): Promise<Figure[
   // History and watch lag large enough that a burst never expires a watcher.
   const storage = { historySize: 4 * PODS + 1000, maxWatchLag: 4 * PODS + 1000 };
   const server = await Proc.start(serversModule, "apiserver", { options: { insecureHttp: !https, server: { storage, maxInFlight: 10_000 } } }, { label: `kubeloop-apiserver` });
-  const procs: Proc[] = [server];
+  const procs = new ProcGroup();
+  procs.add(server);
   try {
     const info = await server.call<ApiServerInfo>("info");
     await server.call("namespaces", Array.from({ length: NAMESPACES }, (_, k) => `team-${k}`));
     const t0 = performance.now();
     const made = await server.call<{ pods: number; avgJsonBytes: number }>("pods", PODS, NAMESPACES);
     log(`${transport}: ${made.pods} pods of ${made.avgJsonBytes.toFixed(0)} B JSON created in ${(performance.now() - t0).toFixed(0)} ms`);
-    const start = async (role: string, params: unknown, label: string) => {
-      const p = await Proc.start(here, role, params, { label });
-      procs.push(p);
-      return p;
-    };
+    const start = (role: string, params: unknown, label: string) => procs.start(here, role, params, label);
     const kl = await start("kubeloop", { kubeconfigPath: info.kubeconfigPath }, "kubeloop-informer");
     const klWatchList = await start("kubeloop", { kubeconfigPath: info.kubeconfigPath, options: { useWatchList: true } }, "kubeloop-informer-watchlist");
     const cn = await start("clientnode", { kubeconfigPath: info.kubeconfigPath }, "client-node-informer");
@@ -310,7 +307,7 @@ async function transportFigures(https: boolean, rounds: number): Promise<Figure[
     ];
     return figs;
   } finally {
-    await stopAll(...procs);
+    await procs.stop();
   }
 }
 
