@@ -38,3 +38,15 @@ export const MAX_JOB_POD_FAILURE_BACKOFF_MS = 600_000;
 export const DEFAULT_JOB_WORKERS = 5;
 /** Job default (SetDefaults_Job). */
 export const DEFAULT_BACKOFF_LIMIT = 6;
+/** Failures of earlier pods of the same index, counted and ignored (backoffLimitPerIndex). */
+export const JOB_INDEX_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-failure-count";
+export const JOB_INDEX_IGNORED_FAILURE_COUNT_ANNOTATION = "batch.kubernetes.io/job-index-ignored-failure-count";
+/** The value of spec.managedBy (and its absence) that this controller syncs (JobControllerName). */
+export const JOB_CONTROLLER_NAME = "kubernetes.io/job-controller";
+/** Reasons and messages of the failure and success policies. */
+export const REASON_POD_FAILURE_POLICY = "PodFailurePolicy";
+export const REASON_FAILED_INDEXES = "FailedIndexes";
+export const MESSAGE_FAILED_INDEXES = "Job has failed indexes";
+export const REASON_MAX_FAILED_INDEXES_EXCEEDED = "MaxFailedIndexesExceeded";
+export const MESSAGE_MAX_FAILED_INDEXES_EXCEEDED = "Job has exceeded the specified maximal number of failed indexes";
+export const REASON_SUCCESS_POLICY = "SuccessPolicy";

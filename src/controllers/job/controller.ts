@@ -23,9 +23,19 @@
  * A second controller, job-orphan-pods, removes the tracking finalizer from pods whose Job is gone
  * or finished (syncOrphanPod).
  *
- * Not ported (plainly): podFailurePolicy, backoffLimitPerIndex, successPolicy, managedBy and the
- * JobManagedBy hand-off, maxFailedIndexes, pod replacement per index; Jobs using them are synced
- * as if those fields were absent.
+ * Policies (each in its own module): podFailurePolicy (podfailurepolicy.ts: FailJob records
+ * FailureTarget with reason PodFailurePolicy, Ignore leaves the failure uncounted, Count counts it,
+ * FailIndex fails the pod's index; only terminal pods are matched, as a podFailurePolicy implies
+ * podReplacementPolicy Failed), backoffLimitPerIndex with maxFailedIndexes (perindex.ts:
+ * status.failedIndexes, the per-index failure-count annotations, per-index back-off, reasons
+ * FailedIndexes and MaxFailedIndexesExceeded), successPolicy (successpolicy.ts:
+ * SuccessCriteriaMet with reason SuccessPolicy, remaining pods deleted, Complete once they are
+ * gone). A Job whose spec.managedBy names another controller is not synced, nor are its pods'
+ * finalizers removed (upstream's JobManagedBy).
+ *
+ * Not ported (plainly): the job_* metrics (job_sync_duration_seconds, job_pods_finished_total,
+ * pod_failures_handled_by_failure_policy_total, ...); the generation check of updateJob (every
+ * Job update syncs at once rather than batched).
  *
  * Invariants: (expectations) between a sync that issues N creates/deletes and the informer
  * delivering them, the Job's pods are not managed again; (finalizer expectations) a pod whose
@@ -75,6 +85,7 @@ import {
   JOB_COMPLETION_INDEX_ANNOTATION,
   JOB_COMPLETION_INDEX_ENV,
   JOB_COMPLETION_INDEX_LABEL,
+  JOB_CONTROLLER_NAME,
   JOB_FAILED,
   JOB_FAILURE_TARGET,
   JOB_SUCCESS_CRITERIA_MET,
@@ -86,13 +97,24 @@ import {
   MESSAGE_BACKOFF_LIMIT_EXCEEDED,
   MESSAGE_COMPLETIONS_REACHED,
   MESSAGE_DEADLINE_EXCEEDED,
+  MESSAGE_FAILED_INDEXES,
+  MESSAGE_MAX_FAILED_INDEXES_EXCEEDED,
   REASON_BACKOFF_LIMIT_EXCEEDED,
   REASON_COMPLETIONS_REACHED,
   REASON_DEADLINE_EXCEEDED,
+  REASON_FAILED_INDEXES,
+  REASON_MAX_FAILED_INDEXES_EXCEEDED,
+  REASON_POD_FAILURE_POLICY,
+  REASON_SUCCESS_POLICY,
   SYNC_JOB_BATCH_PERIOD_MS,
 } from "./constants.js";
 import { FinalizerExpectations } from "./finalizerexpectations.js";
+import { calculateFailedIndexes, getPodsWithDelayedDeletionPerIndex, hasBackoffLimitPerIndex, indexFailureCountAnnotations, podCreationInfoForIndependentIndexes } from "./perindex.js";
+import { getFailJobMessage, matchPodFailurePolicy, nonIgnoredFailedPodsCount } from "./podfailurepolicy.js";
+import { matchSuccessPolicy } from "./successpolicy.js";
 import { firstPendingIndexes, getCompletionIndex, getIndexes, OrderedIntervals, podGenerateNameWithIndex, UNKNOWN_COMPLETION_INDEX } from "./indexes.js";
+
+const MAX_INT32 = 2 ** 31 - 1;
 
 export const JOB_GVK: GroupVersionKind = Object.freeze({ group: "batch", version: "v1", kind: "Job" });
 
@@ -123,12 +145,18 @@ export function jobSpecView(job: Job): JobSpecView {
   return {
     parallelism: parallelism ?? 1,
     completions,
-    backoffLimit: s?.backoffLimit ?? DEFAULT_BACKOFF_LIMIT,
+    backoffLimit: s?.backoffLimit ?? (s?.backoffLimitPerIndex != null ? MAX_INT32 : DEFAULT_BACKOFF_LIMIT),
     indexed: s?.completionMode === "Indexed",
     suspended: s?.suspend === true,
     onlyReplaceFailedPods: s?.podReplacementPolicy === "Failed" || s?.podFailurePolicy != null,
     activeDeadlineSeconds: s?.activeDeadlineSeconds ?? undefined,
   };
+}
+
+/** The controller named by spec.managedBy when it is not this one (managedByExternalController). */
+export function managedByExternalController(job: Job): string | undefined {
+  const by = job.spec?.managedBy;
+  return by != null && by !== JOB_CONTROLLER_NAME ? by : undefined;
 }
 
 /** A finished condition (Complete or Failed) is True (IsJobFinished). */
@@ -209,6 +237,10 @@ interface SyncCtx {
   newBackoffRecord: BackoffRecord;
   prevSucceededIndexes?: OrderedIntervals;
   succeededIndexes?: OrderedIntervals;
+  /** With backoffLimitPerIndex: status.failedIndexes plus the indexes failed since. */
+  failedIndexes?: OrderedIntervals;
+  /** With backoffLimitPerIndex: per pending index, the failed pod kept until its replacement exists. */
+  podsWithDelayedDeletionPerIndex?: Map<number, Pod>;
   requeueAfterMs?: number;
   client: ResourceClientFactory;
 }
@@ -363,6 +395,7 @@ export class JobController {
     if (!ref) return pod.metadata?.deletionTimestamp != null;
     if (ref.kind !== JOB_GVK.kind || ref.apiVersion !== "batch/v1") return false;
     const job = this.resolveControllerRef(pod.metadata?.namespace ?? "", ref);
+    if (job && managedByExternalController(job) !== undefined) return false;
     return !job || isJobFinished(job);
   }
 
@@ -379,6 +412,8 @@ export class JobController {
     if (ref) {
       if (ref.kind !== JOB_GVK.kind || ref.apiVersion !== "batch/v1") return {};
       const job = this.resolveControllerRef(req.namespace, ref);
+      // The finalizers of pods of a Job another controller manages are that controller's business.
+      if (job && managedByExternalController(job) !== undefined) return {};
       if (job && !isJobFinished(job)) return {};
     }
     const patch = removeTrackingFinalizerPatch(pod);
@@ -408,7 +443,12 @@ export class JobController {
       }
       throw err;
     }
-    if (isJobFinished(cached)) return {};
+    // Another controller (spec.managedBy) syncs this Job: leave it, its pods and its status alone.
+    if (managedByExternalController(cached) !== undefined) return {};
+    if (isJobFinished(cached)) {
+      this.backoffStore.remove(key);
+      return {};
+    }
     const job = deepCopy(cached);
     job.kind ??= "Job";
     job.apiVersion ??= "batch/v1";
@@ -449,7 +489,7 @@ export class JobController {
     };
     const { newSucceeded, newFailed } = this.getNewFinishedPods(ctx);
     ctx.succeeded = (status.succeeded ?? 0) + newSucceeded.length + ctx.uncountedSucceeded.size;
-    ctx.failed = (status.failed ?? 0) + newFailed.length + ctx.uncountedFailed.size;
+    ctx.failed = (status.failed ?? 0) + nonIgnoredFailedPodsCount(job, newFailed) + ctx.uncountedFailed.size;
     let ready = activePods.filter(isPodReady).length;
     const now = this.clock.now();
     if (!status.startTime && !view.suspended) status.startTime = formatTime(now);
@@ -460,6 +500,12 @@ export class JobController {
     const ft = findCondition(job, JOB_FAILURE_TARGET);
     if (sc) ctx.finishedCondition = newCondition(JOB_COMPLETE, "True", sc.reason ?? "", sc.message ?? "", now);
     else if (ft) ctx.finishedCondition = newCondition(JOB_FAILED, "True", ft.reason ?? "", ft.message ?? "", now);
+    else {
+      // A pod matching a FailJob rule: the interim FailureTarget records the message before the
+      // finalizers (which let the pods go) are removed.
+      const msg = getFailJobMessage(job, pods, (p) => isPodFailed(p, view));
+      if (msg !== undefined) ctx.finishedCondition = newCondition(JOB_FAILURE_TARGET, "True", REASON_POD_FAILURE_POLICY, msg, now);
+    }
 
     if (!ctx.finishedCondition) {
       if (ctx.failed > view.backoffLimit || pastBackoffLimitOnFailure(job, pods, view.backoffLimit)) {
@@ -480,6 +526,32 @@ export class JobController {
       }
       ctx.succeededIndexes = ctx.prevSucceededIndexes.withOrderedIndexes([...fresh].sort((a, b) => a - b));
       ctx.succeeded = ctx.succeededIndexes.total();
+      if (hasBackoffLimitPerIndex(job)) {
+        const failedIndexes = calculateFailedIndexes(job, pods, view.completions, (p) => isPodFailed(p, view));
+        ctx.failedIndexes = failedIndexes;
+        if (!ctx.finishedCondition) {
+          const maxFailed = job.spec?.maxFailedIndexes;
+          if (maxFailed != null && failedIndexes.total() > maxFailed) {
+            ctx.finishedCondition = newCondition(JOB_FAILURE_TARGET, "True", REASON_MAX_FAILED_INDEXES_EXCEEDED, MESSAGE_MAX_FAILED_INDEXES_EXCEEDED, now);
+          } else if (failedIndexes.total() > 0 && failedIndexes.total() + ctx.succeededIndexes.total() >= view.completions) {
+            ctx.finishedCondition = newCondition(JOB_FAILURE_TARGET, "True", REASON_FAILED_INDEXES, MESSAGE_FAILED_INDEXES, now);
+          }
+        }
+        ctx.podsWithDelayedDeletionPerIndex = getPodsWithDelayedDeletionPerIndex({
+          job,
+          pods,
+          activePods,
+          completions: view.completions,
+          succeededIndexes: ctx.succeededIndexes,
+          failedIndexes,
+          expectedRmFinalizers: ctx.expectedRmFinalizers,
+          isFailed: (p) => isPodFailed(p, view),
+        });
+      }
+      if (!ctx.finishedCondition) {
+        const m = matchSuccessPolicy(job.spec?.successPolicy, view.completions, ctx.succeededIndexes);
+        if (m.met) ctx.finishedCondition = newCondition(JOB_SUCCESS_CRITERIA_MET, "True", REASON_SUCCESS_POLICY, m.message, now);
+      }
     }
 
     let suspendChanged = false;
@@ -608,25 +680,29 @@ export class JobController {
       return { active: active - r.deleted, removedReady: r.deletedReady, error: r.error };
     }
     if (active >= wantActive) return { active, removedReady: 0 };
-    const backoff = this.clock.now();
-    const remaining = remainingBackoffMs(
-      backoff,
-      DEFAULT_JOB_POD_FAILURE_BACKOFF_MS,
-      MAX_JOB_POD_FAILURE_BACKOFF_MS,
-      ctx.newBackoffRecord.failuresAfterLastSuccess,
-      ctx.newBackoffRecord.lastFailureTime,
-    );
-    if (remaining > 0) {
+    const perIndex = hasBackoffLimitPerIndex(job);
+    const waitFor = (remaining: number) => {
       ctx.requeueAfterMs = ctx.requeueAfterMs === undefined ? remaining : Math.min(ctx.requeueAfterMs, remaining);
       return { active, removedReady: 0 };
-    }
+    };
+    // With backoffLimitPerIndex each index waits out its own back-off instead of the Job's.
+    const remaining = perIndex
+      ? 0
+      : remainingBackoffMs(this.clock.now(), DEFAULT_JOB_POD_FAILURE_BACKOFF_MS, MAX_JOB_POD_FAILURE_BACKOFF_MS, ctx.newBackoffRecord.failuresAfterLastSuccess, ctx.newBackoffRecord.lastFailureTime);
+    if (remaining > 0) return waitFor(remaining);
     const terminating = view.onlyReplaceFailedPods ? ctx.terminating : 0;
     let diff = Math.min(Math.max(0, wantActive - active - terminating), MAX_POD_CREATE_DELETE_PER_SYNC);
     let indexes: number[] = [];
     if (view.indexed) {
       let nonPending = (ctx.succeededIndexes ?? new OrderedIntervals()).withOrderedIndexes(getIndexes(ctx.activePods));
       if (view.onlyReplaceFailedPods) nonPending = nonPending.withOrderedIndexes(getIndexes(ctx.pods.filter(isTerminating)));
+      if (ctx.failedIndexes) nonPending = nonPending.merge(ctx.failedIndexes);
       indexes = firstPendingIndexes(nonPending, diff, view.completions ?? 0);
+      if (perIndex) {
+        const info = podCreationInfoForIndependentIndexes(this.clock.now(), indexes, ctx.podsWithDelayedDeletionPerIndex ?? new Map());
+        if (info.remainingMs > 0) return waitFor(info.remainingMs);
+        indexes = info.indexes;
+      }
       diff = indexes.length;
     }
     if (diff === 0) return { active, removedReady: 0 };
@@ -660,10 +736,11 @@ export class JobController {
     const namespace = job.metadata?.namespace ?? "";
     const pod = getPodFromTemplate(template, job.metadata?.name ?? "", ref);
     if (index !== undefined) {
+      const failureCounts = hasBackoffLimitPerIndex(job) ? indexFailureCountAnnotations(job, ctx.podsWithDelayedDeletionPerIndex?.get(index)) : {};
       pod.metadata = {
         ...pod.metadata,
         generateName: podGenerateNameWithIndex(job.metadata?.name ?? "", index),
-        annotations: { ...pod.metadata?.annotations, [JOB_COMPLETION_INDEX_ANNOTATION]: String(index) },
+        annotations: { ...pod.metadata?.annotations, [JOB_COMPLETION_INDEX_ANNOTATION]: String(index), ...failureCounts },
         labels: { ...pod.metadata?.labels, [JOB_COMPLETION_INDEX_LABEL]: String(index) },
       };
       pod.spec = { ...pod.spec!, hostname: `${job.metadata?.name ?? ""}-${index}` };
@@ -780,8 +857,7 @@ export class JobController {
       const uid = pod.metadata?.uid ?? "";
       if (!hasJobTrackingFinalizer(pod) || ctx.expectedRmFinalizers.has(uid)) continue;
       const failed = isPodFailed(pod, view);
-      const canRemove = job.metadata?.deletionTimestamp != null || ctx.finishedCondition !== undefined || pod.status?.phase === "Succeeded" || failed;
-      if (!canRemove) continue;
+      if (!canRemoveFinalizer(ctx, pod, failed)) continue;
       toRemove.push(pod);
       const ix = getCompletionIndex(pod.metadata?.annotations);
       if (pod.status?.phase === "Succeeded" && !ctx.uncountedFailed.has(uid)) {
@@ -793,8 +869,11 @@ export class JobController {
         }
       } else if (failed || finishedIsFailure) {
         if (!ctx.uncountedFailed.has(uid) && (!view.indexed || (ix !== UNKNOWN_COMPLETION_INDEX && ix < (view.completions ?? 0)))) {
-          needsFlush = true;
-          uncounted.failed.push(uid);
+          // A failure an Ignore rule excuses is not counted at all.
+          if (matchPodFailurePolicy(job.spec?.podFailurePolicy, pod).countFailed) {
+            needsFlush = true;
+            uncounted.failed.push(uid);
+          }
         }
       }
       if (newSucceededIndexes.length + uncounted.succeeded.length + uncounted.failed.length >= MAX_UNCOUNTED_PODS) {
@@ -808,6 +887,13 @@ export class JobController {
       if (s !== (status.completedIndexes ?? "")) needsFlush = true;
       status.succeeded = ctx.succeededIndexes.total();
       status.completedIndexes = s;
+      if (ctx.failedIndexes) {
+        const f = ctx.failedIndexes.toString();
+        if (status.failedIndexes !== f) {
+          status.failedIndexes = f;
+          needsFlush = true;
+        }
+      }
     }
     const fc = ctx.finishedCondition;
     if (fc?.type === JOB_FAILURE_TARGET) {
@@ -898,6 +984,19 @@ export class JobController {
       this.recorder.event(job, "Warning", fc.reason ?? "", fc.message ?? "");
     }
   }
+}
+
+/**
+ * A pod's finalizer can go (canRemoveFinalizer) when the Job is being deleted or has finished, the
+ * pod succeeded, or it failed — unless, with backoffLimitPerIndex, it is the failed pod its index's
+ * replacement takes its failure count from.
+ */
+function canRemoveFinalizer(ctx: SyncCtx, pod: Pod, failed: boolean): boolean {
+  if (ctx.job.metadata?.deletionTimestamp != null || ctx.finishedCondition !== undefined || pod.status?.phase === "Succeeded") return true;
+  if (!failed) return false;
+  const ix = getCompletionIndex(pod.metadata?.annotations);
+  if (ix !== UNKNOWN_COMPLETION_INDEX && ctx.podsWithDelayedDeletionPerIndex?.get(ix)?.metadata?.uid === pod.metadata?.uid) return false;
+  return true;
 }
 
 /** Moves UIDs whose finalizer is gone from uncountedTerminatedPods into the counters; whether anything moved. */

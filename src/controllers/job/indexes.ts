@@ -54,6 +54,38 @@ export class OrderedIntervals {
     return new OrderedIntervals(out);
   }
 
+  /** These intervals plus `other`'s (orderedIntervals.merge). */
+  merge(other: OrderedIntervals): OrderedIntervals {
+    const all = [...this.intervals, ...other.intervals].sort((a, b) => a.first - b.first);
+    const out: Interval[] = [];
+    for (const iv of all) {
+      const last = out[out.length - 1];
+      if (last && iv.first <= last.last + 1) last.last = Math.max(last.last, iv.last);
+      else out.push({ first: iv.first, last: iv.last });
+    }
+    return new OrderedIntervals(out);
+  }
+
+  /** How many indexes are in both these intervals and `other`'s. */
+  intersectionSize(other: OrderedIntervals): number {
+    let n = 0;
+    let i = 0;
+    let j = 0;
+    const a = this.intervals;
+    const b = other.intervals;
+    while (i < a.length && j < b.length) {
+      const overlap = Math.min(a[i].last, b[j].last) - Math.max(a[i].first, b[j].first) + 1;
+      if (overlap > 0) n += overlap;
+      if (a[i].last < b[j].last) i++;
+      else if (a[i].last > b[j].last) j++;
+      else {
+        i++;
+        j++;
+      }
+    }
+    return n;
+  }
+
   has(ix: number): boolean {
     return this.intervals.some((iv) => iv.first <= ix && ix <= iv.last);
   }
