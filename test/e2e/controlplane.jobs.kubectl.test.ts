@@ -85,3 +85,97 @@ spec:
   expect(pods.items.map((p) => p.status.phase)).toEqual(["Failed", "Failed"]);
   expect(pods.items[0].status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 3, reason: "Error" });
 }, 90_000);
+
+interface PodList {
+  items: Array<{ metadata: { name: string; annotations?: Record<string, string> }; status: { phase: string } }>;
+}
+
+it("a podFailurePolicy FailJob rule on exit code 3 fails the job at the first failure with reason PodFailurePolicy", async () => {
+  const manifest = await k.manifest(
+    "failjob.yaml",
+    `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: failjob
+spec:
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+    - action: FailJob
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [3]
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: ["sh", "-c", "exit 3"]
+`,
+  );
+  await k.ok(["apply", "-f", manifest]);
+  const r = await k.run(["wait", "--for=condition=Failed", "job/failjob", "--timeout=60s"], undefined, 70_000);
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("job.batch/failjob condition met");
+  const job = JSON.parse(await k.ok(["get", "job", "failjob", "-o", "json"])) as JobJSON & { spec: { podReplacementPolicy?: string } };
+  // A podFailurePolicy makes the API server default podReplacementPolicy to Failed.
+  expect(job.spec.podReplacementPolicy).toBe("Failed");
+  const pods = JSON.parse(await k.ok(["get", "pods", "-l", "batch.kubernetes.io/job-name=failjob", "-o", "json"])) as PodList;
+  // No retry despite backoffLimit 6: the one pod's failure matched the FailJob rule.
+  expect(pods.items.map((p) => p.status.phase)).toEqual(["Failed"]);
+  expect(job.status.failed).toBe(1);
+  const message = `Container main for pod default/${pods.items[0].metadata.name} failed with exit code 3 matching FailJob rule at index 1`;
+  expect(job.status.conditions?.filter((c) => c.status === "True")).toEqual([
+    expect.objectContaining({ type: "FailureTarget", reason: "PodFailurePolicy", message }),
+    expect.objectContaining({ type: "Failed", reason: "PodFailurePolicy", message }),
+  ]);
+  const describe = await k.ok(["describe", "job", "failjob"]);
+  // The Warning event upstream records when the Job fails.
+  expect(describe.split("\n").filter((l) => /^\s+Warning\s+PodFailurePolicy\s+\S+\s+job-controller\s+/.test(l) && l.trimEnd().endsWith(message))).toHaveLength(1);
+}, 90_000);
+
+it("backoffLimitPerIndex with a FailIndex rule: each index fails on its own, then the job fails with FailedIndexes", async () => {
+  const manifest = await k.manifest(
+    "failindex.yaml",
+    `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: failindex
+spec:
+  completions: 2
+  parallelism: 2
+  completionMode: Indexed
+  backoffLimitPerIndex: 1
+  podFailurePolicy:
+    rules:
+    - action: FailIndex
+      onExitCodes:
+        operator: In
+        values: [3]
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: ["sh", "-c", "exit 3"]
+`,
+  );
+  await k.ok(["apply", "-f", manifest]);
+  const r = await k.run(["wait", "--for=condition=Failed", "job/failindex", "--timeout=60s"], undefined, 70_000);
+  expect(r.stderr).toBe("");
+  const job = JSON.parse(await k.ok(["get", "job", "failindex", "-o", "json"])) as JobJSON & { spec: { backoffLimit?: number }; status: { failedIndexes?: string } };
+  expect(job.spec.backoffLimit).toBe(2147483647);
+  expect(job.status.failedIndexes).toBe("0,1");
+  expect(job.status.failed).toBe(2);
+  expect(job.status.conditions?.find((c) => c.type === "Failed")).toMatchObject({ status: "True", reason: "FailedIndexes" });
+  const pods = JSON.parse(await k.ok(["get", "pods", "-l", "batch.kubernetes.io/job-name=failindex", "-o", "json"])) as PodList;
+  // One pod per index, never replaced (FailIndex), each created with a failure count of 0.
+  expect(pods.items.map((p) => p.metadata.annotations?.["batch.kubernetes.io/job-completion-index"]).sort()).toEqual(["0", "1"]);
+  expect(pods.items.map((p) => p.metadata.annotations?.["batch.kubernetes.io/job-index-failure-count"])).toEqual(["0", "0"]);
+}, 90_000);
