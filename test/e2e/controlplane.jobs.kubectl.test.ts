@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningControlPlane } from "../../src/controlplane/index.js";
 import { missingResources } from "../../src/controllers/registry.js";
 import type { Kubectl } from "./kubectl.js";
-import { startTestControlPlane } from "./controlplane-env.js";
+import { eventually, startTestControlPlane } from "./controlplane-env.js";
 
 let cp: RunningControlPlane;
 let k: Kubectl;
@@ -178,4 +178,52 @@ spec:
   // One pod per index, never replaced (FailIndex), each created with a failure count of 0.
   expect(pods.items.map((p) => p.metadata.annotations?.["batch.kubernetes.io/job-completion-index"]).sort()).toEqual(["0", "1"]);
   expect(pods.items.map((p) => p.metadata.annotations?.["batch.kubernetes.io/job-index-failure-count"])).toEqual(["0", "0"]);
+}, 90_000);
+
+it("an evicted pod of a Job ignoring DisruptionTarget ends Failed, is not counted, and is replaced", async () => {
+  const manifest = await k.manifest(
+    "ignore-disruption.yaml",
+    `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: disrupted
+spec:
+  backoffLimit: 0
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 100
+      containers:
+      - name: main
+        image: nginx
+`,
+  );
+  await k.ok(["apply", "-f", manifest]);
+  const podsOf = async () => (JSON.parse(await k.ok(["get", "pods", "-l", "batch.kubernetes.io/job-name=disrupted", "-o", "json"])) as PodList & {
+    items: Array<{ status: { conditions?: Array<{ type: string; status: string }> } }>;
+  }).items;
+  const first = await eventually("the Job's pod runs", async () => {
+    const items = await podsOf();
+    return items.length === 1 && items[0].status.phase === "Running" ? items[0] : undefined;
+  });
+  const eviction = await k.manifest("eviction.json", JSON.stringify({ apiVersion: "policy/v1", kind: "Eviction", metadata: { name: first.metadata.name, namespace: "default" } }));
+  await k.ok(["create", "--raw", `/api/v1/namespaces/default/pods/${first.metadata.name}/eviction`, "-f", eviction]);
+  // The simulated kubelet stops it after the grace period and writes the terminal phase; the
+  // DisruptionTarget condition the eviction added matches the Ignore rule.
+  // With podReplacementPolicy Failed (implied by the podFailurePolicy) the replacement comes only
+  // once the evicted pod is terminal; the evicted pod then loses its finalizer and goes.
+  const job = await eventually("a replacement pod runs and the evicted pod is gone", async () => {
+    const items = await podsOf();
+    if (items.length !== 1 || items[0].metadata.name === first.metadata.name || items[0].status.phase !== "Running") return undefined;
+    const j = JSON.parse(await k.ok(["get", "job", "disrupted", "-o", "json"])) as JobJSON & { status: { active?: number; terminating?: number } };
+    return j.status.active === 1 && (j.status.terminating ?? 0) === 0 ? j : undefined;
+  });
+  expect(job.status.failed ?? 0).toBe(0);
+  expect(job.status.conditions?.filter((c) => c.status === "True") ?? []).toEqual([]);
+  await k.ok(["delete", "job", "disrupted", "--cascade=foreground", "--wait=false"]);
 }, 90_000);

@@ -272,6 +272,43 @@ export function failedStatus(pod: Pod, p: Placement): PodStatus {
   return s;
 }
 
+/**
+ * The status the kubelet writes when it has stopped a deleted pod's containers (terminal phase on
+ * deletion, as kubelets do since 1.27): containers still running are terminated with 137 (killed
+ * at the end of the grace period), the phase is Succeeded when every container exited 0, else
+ * Failed. Conditions the pod carries (e.g. DisruptionTarget) stay.
+ */
+export function killedStatus(pod: Pod, nowMs: number): PodStatus {
+  const s: PodStatus = deepCopy(pod.status ?? {});
+  const now = formatTime(nowMs);
+  const uid = pod.metadata?.uid ?? "";
+  const prev = s.containerStatuses ?? [];
+  s.containerStatuses = (pod.spec?.containers ?? []).map((c) => {
+    const old = prev.find((x) => x.name === c.name);
+    const restarts = old?.restartCount ?? 0;
+    if (old?.state?.terminated) return { ...old, ready: false, started: false };
+    return {
+      name: c.name,
+      image: c.image ?? "",
+      imageID: old?.imageID ?? imageID(c.image ?? ""),
+      containerID: old?.containerID ?? containerID(uid, c.name, restarts),
+      ready: false,
+      restartCount: restarts,
+      started: false,
+      state: { terminated: { exitCode: 137, reason: "Error", startedAt: old?.state?.running?.startedAt ?? now, finishedAt: now, containerID: old?.containerID ?? containerID(uid, c.name, restarts) } },
+    };
+  });
+  const succeeded = s.containerStatuses.length > 0 && s.containerStatuses.every((c) => c.state?.terminated?.exitCode === 0);
+  s.phase = succeeded ? "Succeeded" : "Failed";
+  const reason = succeeded ? "PodCompleted" : "PodFailed";
+  let conds = s.conditions ?? [];
+  conds = setCondition(conds, "PodReadyToStartContainers", "False", nowMs);
+  conds = setCondition(conds, "Ready", "False", nowMs, reason);
+  conds = setCondition(conds, "ContainersReady", "False", nowMs, reason);
+  s.conditions = ordered(conds);
+  return s;
+}
+
 /** The FailedScheduling condition (PodScheduled False, reason Unschedulable). */
 export function unschedulableStatus(pod: Pod, message: string, nowMs: number): PodStatus {
   const s: PodStatus = deepCopy(pod.status ?? {});

@@ -359,11 +359,39 @@ describe("graceful deletion", () => {
     expect(client.writeActions()).toEqual([]);
     clock.step(1);
     await step("default/p");
-    const del = client.writeActions();
-    expect(del).toHaveLength(1);
-    expect(del[0]).toMatchObject({ verb: "delete", name: "p", options: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } } });
+    const writes = client.writeActions();
+    expect(writes).toHaveLength(2);
+    // The terminal phase first, as a kubelet writes it before the delete.
+    expect(writes[0]).toMatchObject({ verb: "update", subresource: "status", name: "p" });
+    expect((writes[0].object as Pod).status?.phase).toBe("Failed");
+    expect(writes[1]).toMatchObject({ verb: "delete", name: "p", options: { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } } });
     expect(client.tracker.list(builtin.pods, "default")).toEqual([]);
     expect(recorder.events).toContain("Normal Killing Stopping container app");
+  });
+
+  it("a deleted pod kept by a finalizer ends Failed: containers killed (137), DisruptionTarget kept", async () => {
+    const { client, clock, registerNodes, addPod, settle, step, refresh } = setup({ speedFactor: 0.1 });
+    await registerNodes();
+    addPod(newPod("p"));
+    await settle("default/p");
+    const pod = client.tracker.get(builtin.pods, "default", "p") as unknown as Pod;
+    client.tracker.delete(builtin.pods, "default", "p");
+    const disruption = { type: "DisruptionTarget", status: "True", reason: "EvictionByEvictionAPI", message: "Eviction API: evicting" };
+    client.tracker.create(builtin.pods, "default", {
+      ...pod,
+      metadata: { ...pod.metadata, resourceVersion: undefined, finalizers: ["batch.kubernetes.io/job-tracking"], deletionTimestamp: new Date(clock.now() + 1000).toISOString(), deletionGracePeriodSeconds: 1 },
+      status: { ...pod.status, conditions: [...(pod.status?.conditions ?? []), disruption] },
+    });
+    refresh();
+    // 1 s of grace × speedFactor 0.1 from when the kubelet first sees the deletion.
+    expect(await step("default/p")).toEqual({ requeueAfterMs: 100 });
+    clock.step(100);
+    await step("default/p");
+    const kept = client.tracker.get(builtin.pods, "default", "p") as unknown as Pod;
+    expect(kept.status?.phase).toBe("Failed");
+    expect(kept.status?.containerStatuses?.map((c) => c.state?.terminated)).toEqual([expect.objectContaining({ exitCode: 137, reason: "Error" })]);
+    expect(kept.status?.conditions?.find((c) => c.type === "DisruptionTarget")).toMatchObject({ status: "True", reason: "EvictionByEvictionAPI" });
+    expect(kept.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "PodFailed" });
   });
 });
 

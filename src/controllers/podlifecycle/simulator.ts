@@ -81,6 +81,7 @@ import {
   failedStatus,
   observeStage,
   placedStatus,
+  killedStatus,
   readySince,
   runningStatus,
   unschedulableStatus,
@@ -700,7 +701,10 @@ export class PodLifecycleSimulator {
   /**
    * Graceful deletion: once deletionGracePeriodSeconds (else spec.terminationGracePeriodSeconds,
    * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp, the pod
-   * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once.
+   * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once. A
+   * placed pod first gets its terminal phase (killedStatus), as a kubelet writes before the
+   * delete: a pod kept by a finalizer (a Job's tracking finalizer) then shows how it ended —
+   * which a Job with podReplacementPolicy Failed or a podFailurePolicy waits for.
    */
   private async terminate(key: string, pod: Pod, node: string | undefined, client: ResourceClientFactory): Promise<ReconcileResult> {
     if (node === undefined && !this.scheduleEnabled) return {};
@@ -711,6 +715,16 @@ export class PodLifecycleSimulator {
     const now = this.clock.now();
     if (now < due) return { requeueAfterMs: due - now };
     if (node !== undefined) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    if (node !== undefined && observeStage(pod) !== "Terminal") {
+      try {
+        await this.podsClient(pod.metadata?.namespace ?? "", client).updateStatus({ ...deepCopy(pod), status: killedStatus(pod, now) });
+      } catch (err) {
+        if (isNotFound(err)) return {};
+        // Changed meanwhile: its update event brings the pod here again.
+        if (isConflict(err)) return {};
+        throw err;
+      }
+    }
     try {
       await this.podsClient(pod.metadata?.namespace ?? "", client).delete(pod.metadata?.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
