@@ -19,10 +19,20 @@
  *     ready, then a new image → the 25 %/25 % rollout complete. Peer: the same client creating
  *     and then deleting REPLICAS pods directly (64 in flight) against the same kind of server.
  *
+ * (c) one JOB_PODS-pod (default 1,000; BENCH_JOB_PODS) Job, completions = parallelism = JOB_PODS,
+ *     each pod `sh -c true` with restartPolicy Never: create → the Job's Complete condition. Peer:
+ *     the same pods created directly (64 in flight) against a control plane running only the
+ *     simulated kubelet (podlifecycle), until every pod is Succeeded.
+ * (d) one STS_REPLICAS-replica (default 100; BENCH_STS_REPLICAS) StatefulSet, OrderedReady (the
+ *     default): create → readyReplicas = replicas, status current. Peer: the same pods (web-0 …
+ *     web-N-1) created directly in the same order — each once the one before is Ready, as
+ *     OrderedReady does — against a control plane running only the simulated kubelet.
+ *
  * The simulated kubelet keeps upstream-like defaults scaled by `kubeloop up`'s speed factor, on 30
  * nodes (room for every pod); heartbeats off so the write counts are the flow's own.
  */
-import type { Deployment } from "../../src/apimachinery/api/apps/v1.js";
+import type { Deployment, StatefulSet } from "../../src/apimachinery/api/apps/v1.js";
+import type { Job } from "../../src/apimachinery/api/batch/v1.js";
 import type { Pod, Service } from "../../src/apimachinery/api/core/v1.js";
 import type { TypedObject } from "../../src/apimachinery/types.js";
 import type { ResourceDescriptor } from "../../src/client/interfaces.js";
@@ -37,12 +47,18 @@ import { writesBetween } from "../servers.js";
 
 const APPS = Number(process.env.BENCH_APPS ?? 1000);
 const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1000);
+const JOB_PODS = Number(process.env.BENCH_JOB_PODS ?? 1000);
+const STS_REPLICAS = Number(process.env.BENCH_STS_REPLICAS ?? 100);
 const NODES = 30;
 const APP_CONCURRENCY = 50;
 const POD_CONCURRENCY = 64;
 const TIMEOUT_MS = 600_000;
 
 const kubelet = { nodes: NODES, heartbeatIntervalMs: 0 };
+
+/** BENCH_CP: the figures to measure, comma-separated (apps, deployment, job, statefulset); all by default. */
+const SELECTED = (process.env.BENCH_CP ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+const only = (figure: "apps" | "deployment" | "job" | "statefulset") => SELECTED.length === 0 || SELECTED.includes(figure);
 
 function app(i: number): Application & TypedObject {
   return {
@@ -100,6 +116,12 @@ async function watchUntil<T extends TypedObject>(client: KubeClient, resource: R
     },
   };
 }
+
+/** The Job's pod template, also the directly created pods' spec: exits 0 at once, never restarted. */
+const jobPodSpec = () => ({ restartPolicy: "Never", containers: [{ name: "work", image: "busybox:1.36", command: ["sh", "-c", "true"] }] });
+/** The StatefulSet's pod template spec, also the directly created pods'. */
+const stsPodSpec = () => ({ containers: [{ name: "web", image: "nginx:1.27" }] });
+const podReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
 
 async function scrape(client: KubeClient): Promise<string> {
   return (await client.transport.request({ method: "GET", path: "/metrics" })).body.toString();
@@ -205,6 +227,93 @@ export const roles = {
         await inParallel(n, POD_CONCURRENCY, (i) => pods.delete(`direct-${i}`, { gracePeriodSeconds: 0 }));
         return { createMs, deleteMs: performance.now() - t1 };
       },
+      /** (c): one Job of `n` completions, all in parallel → Complete. */
+      job: async (n: number) => {
+        const before = await scrape(client);
+        const name = "big";
+        const w = await watchUntil(client, builtin.jobs, "default", "job complete", (objs) =>
+          objs.some((j) => j.metadata?.name === name && (j.status?.conditions ?? []).some((c) => c.type === "Complete" && c.status === "True")),
+        );
+        await w.synced();
+        const t0 = performance.now();
+        await client.resource<Job & TypedObject>(builtin.jobs, "default").create({
+          apiVersion: "batch/v1",
+          kind: "Job",
+          metadata: { name, namespace: "default" },
+          spec: { completions: n, parallelism: n, backoffLimit: 0, template: { spec: jobPodSpec() } },
+        } as Job & TypedObject);
+        await w.reached();
+        const ms = performance.now() - t0;
+        await w.stop();
+        await new Promise((r) => setTimeout(r, 1000));
+        return { ms, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (c)'s peer: the Job's `n` pods created directly (64 in flight) → all Succeeded. */
+      jobPods: async (n: number) => {
+        const w = await watchUntil(client, builtin.pods, "default", "pods succeeded", (objs) => objs.filter((p) => p.status?.phase === "Succeeded").length >= n);
+        await w.synced();
+        const pods = client.resource<Pod & TypedObject>(builtin.pods, "default");
+        const t0 = performance.now();
+        await inParallel(n, POD_CONCURRENCY, (i) => pods.create({ apiVersion: "v1", kind: "Pod", metadata: { name: `direct-${i}`, labels: { app: "direct" } }, spec: jobPodSpec() } as Pod & TypedObject));
+        await w.reached();
+        const ms = performance.now() - t0;
+        await w.stop();
+        return { ms };
+      },
+      /** (d): one OrderedReady StatefulSet of `n` replicas → all ready, status current. */
+      statefulSet: async (n: number) => {
+        const before = await scrape(client);
+        const name = "web";
+        const w = await watchUntil(client, builtin.statefulSets, "default", "statefulset ready", (objs) => {
+          const s = objs.find((o) => o.metadata?.name === name);
+          return s !== undefined && s.status?.observedGeneration === s.metadata?.generation && s.status?.readyReplicas === n && s.status?.replicas === n;
+        });
+        await w.synced();
+        const labels = { app: name };
+        const t0 = performance.now();
+        await client.resource<StatefulSet & TypedObject>(builtin.statefulSets, "default").create({
+          apiVersion: "apps/v1",
+          kind: "StatefulSet",
+          metadata: { name, namespace: "default" },
+          spec: { replicas: n, serviceName: name, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: stsPodSpec() } },
+        } as StatefulSet & TypedObject);
+        await w.reached();
+        const ms = performance.now() - t0;
+        await w.stop();
+        await new Promise((r) => setTimeout(r, 1000));
+        return { ms, ...writesBetween(before, await scrape(client)) };
+      },
+      /** (d)'s peer: pods web-0 … web-(n-1) created directly, each once the one before is Ready. */
+      statefulPods: async (n: number) => {
+        const informer = new SharedIndexInformer<Pod & TypedObject>(client.resource<Pod & TypedObject>(builtin.pods, "default"));
+        const ac = new AbortController();
+        const running = informer.run(ac.signal);
+        let wake: (() => void) | undefined;
+        informer.addEventHandler({ onAdd: () => wake?.(), onUpdate: () => wake?.() });
+        const pods = client.resource<Pod & TypedObject>(builtin.pods, "default");
+        try {
+          await informer.waitForSync(ac.signal);
+          const t0 = performance.now();
+          for (let i = 0; i < n; i++) {
+            const name = `web-${i}`;
+            await pods.create({ apiVersion: "v1", kind: "Pod", metadata: { name, labels: { app: "web" } }, spec: { ...stsPodSpec(), hostname: name, subdomain: "web" } } as Pod & TypedObject);
+            const deadline = performance.now() + TIMEOUT_MS;
+            for (;;) {
+              const p = informer.getIndexer().list().find((x) => x.metadata?.name === name);
+              if (p && podReady(p)) break;
+              if (performance.now() > deadline) throw new Error(`${name}: not Ready after ${TIMEOUT_MS} ms`);
+              await new Promise<void>((r) => {
+                wake = r;
+                setTimeout(r, 50);
+              });
+            }
+          }
+          return { ms: performance.now() - t0 };
+        } finally {
+          ac.abort();
+          await running;
+        }
+      },
       cpu: () => cpuSeconds(),
       stop: () => client.close(),
     };
@@ -241,89 +350,159 @@ const bench: Benchmark = {
     const rounds = roundsFromEnv();
     const figures: Figure[] = [];
 
-    // (a) Applications.
-    let lastWrites: Writes | undefined;
-    const appWrites: number[] = [];
-    const appNoop: number[] = [];
-    const a = await rotate(
-      {
-        ours: (round) =>
-          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
-            const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
-            if (round > 0) {
-              lastWrites = m.result;
-              appWrites.push(m.result.total / APPS);
-              appNoop.push(m.result.noopTotal);
-            }
-            return { value: m.result.ms, cpu: m.cpu, work: APPS, wallMs: m.wallMs } satisfies Sample;
-          }),
-        peer: () =>
-          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
-            const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
-            return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
-          }),
-      },
-      { rounds, warmup: false, onRound: (r) => log(`${APPS} Applications: round ${r} done`) },
-    );
-    figures.push(
-      figure({
-        name: `${APPS} Applications (1–3 replicas) → all Available, full control plane`,
-        unit: "ms",
-        higherIsBetter: false,
-        ours: a.ours,
-        peer: a.peer,
-        peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
-        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
-        note: lastWrites
-          ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(lastWrites, APPS)}; total ${(lastWrites.total / APPS).toFixed(2)} (median over rounds ${median(appWrites).toFixed(2)}); no-op writes counted by the server: ${median(appNoop)} (median); goal ≤ 8 s on 2 cores`
-          : undefined,
-      }),
-    );
+    if (only("apps")) {
+      // (a) Applications.
+      let lastWrites: Writes | undefined;
+      const appWrites: number[] = [];
+      const appNoop: number[] = [];
+      const a = await rotate(
+        {
+          ours: (round) =>
+            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
+              if (round > 0) {
+                lastWrites = m.result;
+                appWrites.push(m.result.total / APPS);
+                appNoop.push(m.result.noopTotal);
+              }
+              return { value: m.result.ms, cpu: m.cpu, work: APPS, wallMs: m.wallMs } satisfies Sample;
+            }),
+          peer: () =>
+            withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
+              return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
+            }),
+        },
+        { rounds, warmup: false, onRound: (r) => log(`${APPS} Applications: round ${r} done`) },
+      );
+      figures.push(
+        figure({
+          name: `${APPS} Applications (1–3 replicas) → all Available, full control plane`,
+          unit: "ms",
+          higherIsBetter: false,
+          ours: a.ours,
+          peer: a.peer,
+          peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
+          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          note: lastWrites
+            ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(lastWrites, APPS)}; total ${(lastWrites.total / APPS).toFixed(2)} (median over rounds ${median(appWrites).toFixed(2)}); no-op writes counted by the server: ${median(appNoop)} (median); goal ≤ 8 s on 2 cores`
+            : undefined,
+        }),
+      );
+    }
 
-    // (b) one big Deployment.
-    let bigWrites: Writes | undefined;
-    const rollout: Sample[] = [];
-    const direct: Sample[] = [];
-    const b = await rotate(
-      {
-        ours: (round) =>
-          withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
-            const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
-            bigWrites = m.result;
-            if (round > 0) rollout.push({ value: m.result.rolloutMs });
-            return { value: m.result.readyMs, cpu: m.cpu, wallMs: m.wallMs };
-          }),
-        peer: (round) =>
-          withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
-            const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
-            if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
-            return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
-          }),
-      },
-      { rounds, warmup: false, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r} done`) },
-    );
-    figures.push(
-      figure({
-        name: `${REPLICAS}-replica Deployment: create → all ready`,
-        unit: "ms",
-        higherIsBetter: false,
-        ours: b.ours,
-        peer: b.peer,
-        peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
-        cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
-        goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
-        note: bigWrites ? `API writes, create + rollout (last round): ${perApp(bigWrites, 1)}` : undefined,
-      }),
-      figure({
-        name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete`,
-        unit: "ms",
-        higherIsBetter: false,
-        ours: rollout,
-        peer: direct,
-        peerName: `direct create + delete of ${REPLICAS} pods`,
-        goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
-      }),
-    );
+    if (only("deployment")) {
+      // (b) one big Deployment.
+      let bigWrites: Writes | undefined;
+      const rollout: Sample[] = [];
+      const direct: Sample[] = [];
+      const b = await rotate(
+        {
+          ours: (round) =>
+            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
+              bigWrites = m.result;
+              if (round > 0) rollout.push({ value: m.result.rolloutMs });
+              return { value: m.result.readyMs, cpu: m.cpu, wallMs: m.wallMs };
+            }),
+          peer: (round) =>
+            withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
+              if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
+              return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
+            }),
+        },
+        { rounds, warmup: false, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r} done`) },
+      );
+      figures.push(
+        figure({
+          name: `${REPLICAS}-replica Deployment: create → all ready`,
+          unit: "ms",
+          higherIsBetter: false,
+          ours: b.ours,
+          peer: b.peer,
+          peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
+          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
+          note: bigWrites ? `API writes, create + rollout (last round): ${perApp(bigWrites, 1)}` : undefined,
+        }),
+        figure({
+          name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete`,
+          unit: "ms",
+          higherIsBetter: false,
+          ours: rollout,
+          peer: direct,
+          peerName: `direct create + delete of ${REPLICAS} pods`,
+          goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
+        }),
+      );
+    }
+
+    // (c) one big Job, (d) one StatefulSet: each beside the same pods created directly and driven
+    // to the same state by the simulated kubelet alone.
+    const kubeletOnly: ControlPlaneOptions = { kubelet, controllers: ["podlifecycle"] };
+    if (only("job")) {
+      let jobWrites: Writes | undefined;
+      const c = await rotate(
+        {
+          ours: () =>
+            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("job", JOB_PODS));
+              jobWrites = m.result;
+              return { value: m.result.ms, cpu: m.cpu, work: JOB_PODS, wallMs: m.wallMs } satisfies Sample;
+            }),
+          peer: () =>
+            withCluster("kubeloop-kubelet", kubeletOnly, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number }>("jobPods", JOB_PODS));
+              return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-kubelet"], driver: m.cpu.driver }, work: JOB_PODS, wallMs: m.wallMs } satisfies Sample;
+            }),
+        },
+        { rounds, warmup: false, onRound: (r) => log(`${JOB_PODS}-pod Job: round ${r} done`) },
+      );
+      figures.push(
+        figure({
+          name: `${JOB_PODS}-pod Job (parallelism ${JOB_PODS}, sh -c true) → Complete`,
+          unit: "ms",
+          higherIsBetter: false,
+          ours: c.ours,
+          peer: c.peer,
+          peerName: `direct create of ${JOB_PODS} pods (${POD_CONCURRENCY} in flight) → all Succeeded, simulated kubelet only`,
+          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          note: jobWrites ? `API writes per pod, Job create → Complete (last round): ${perApp(jobWrites, JOB_PODS)}; total ${(jobWrites.total / JOB_PODS).toFixed(2)}` : undefined,
+        }),
+      );
+    }
+    if (only("statefulset")) {
+      let stsWrites: Writes | undefined;
+      const d = await rotate(
+        {
+          ours: () =>
+            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("statefulSet", STS_REPLICAS));
+              stsWrites = m.result;
+              return { value: m.result.ms, cpu: m.cpu, work: STS_REPLICAS, wallMs: m.wallMs } satisfies Sample;
+            }),
+          peer: () =>
+            withCluster("kubeloop-kubelet", kubeletOnly, async (driver, cp) => {
+              const m = await measured([cp, driver], () => driver.call<{ ms: number }>("statefulPods", STS_REPLICAS));
+              return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-kubelet"], driver: m.cpu.driver }, work: STS_REPLICAS, wallMs: m.wallMs } satisfies Sample;
+            }),
+        },
+        { rounds, warmup: false, onRound: (r) => log(`${STS_REPLICAS}-replica StatefulSet: round ${r} done`) },
+      );
+      figures.push(
+        figure({
+          name: `${STS_REPLICAS}-replica StatefulSet (OrderedReady) → all ready`,
+          unit: "ms",
+          higherIsBetter: false,
+          ours: d.ours,
+          peer: d.peer,
+          peerName: `direct create of ${STS_REPLICAS} pods in order, each once the one before is Ready, simulated kubelet only`,
+          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          note: stsWrites ? `API writes per replica, create → ready (last round): ${perApp(stsWrites, STS_REPLICAS)}; total ${(stsWrites.total / STS_REPLICAS).toFixed(2)}` : undefined,
+        }),
+      );
+    }
     return figures;
   },
 };

@@ -2,7 +2,8 @@
  * `kubeloop up`: the API server and every controller in one process, the demo Application of
  * examples/application.yaml, and a live view of its object tree (Application → Deployment →
  * ReplicaSets → Pods, plus its Service and endpoints) until it converges — then what to try next.
- * The view stays live, so changing the Application's image shows the rolling update as it
+ * The view also shows the namespace's other Deployments, CronJobs → Jobs, Jobs, StatefulSets and
+ * DaemonSets with their pods. The view stays live, so changing the Application's image shows the rolling update as it
  * happens. Without a TTY the view prints one line per change.
  *
  * Like kind and k3d, it merges a "kubeloop" context into the user's kubeconfig (KUBECONFIG's first
@@ -93,6 +94,14 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
   const pods = cp.informers.forResource(builtin.pods);
   const services = cp.informers.forResource(builtin.services);
   const endpoints = cp.informers.forResource(builtin.endpoints);
+  // Jobs, CronJobs, StatefulSets and DaemonSets through the informers their controllers already
+  // run (none is started for the view; a kind whose controller --controllers leaves out is not shown).
+  const workloads = {
+    jobs: cp.informers.existing(builtin.jobs),
+    cronJobs: cp.informers.existing(builtin.cronJobs),
+    statefulSets: cp.informers.existing(builtin.statefulSets),
+    daemonSets: cp.informers.existing(builtin.daemonSets),
+  };
   const view = new LiveView(io.view);
   let converged = false;
   let pending: NodeJS.Timeout | undefined;
@@ -107,6 +116,10 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
       pods: pods.lister().namespace(ns).list(),
       services: services.lister().namespace(ns).list(),
       endpoints: endpoints.lister().namespace(ns).list(),
+      jobs: workloads.jobs?.lister().namespace(ns).list(),
+      cronJobs: workloads.cronJobs?.lister().namespace(ns).list(),
+      statefulSets: workloads.statefulSets?.lister().namespace(ns).list(),
+      daemonSets: workloads.daemonSets?.lister().namespace(ns).list(),
     };
     const demo = input.applications.find((a) => a.metadata?.name === DEMO_NAME);
     const justConverged = !converged && demo !== undefined && applicationSummary(demo).complete;
@@ -121,7 +134,7 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
     pending ??= setTimeout(draw, 100);
   };
   const handler = { onAdd: schedule, onUpdate: schedule, onDelete: schedule };
-  const regs = [apps, deployments, replicaSets, pods, services, endpoints].map((i) => i.addEventHandler(handler));
+  const regs = [apps, deployments, replicaSets, pods, services, endpoints, ...Object.values(workloads).filter((i) => i !== undefined)].map((i) => i.addEventHandler(handler));
   return async () => {
     if (pending) clearTimeout(pending);
     await Promise.all(regs.map((r) => r.remove()));

@@ -2,7 +2,9 @@
  * A node whose simulated kubelet stops (sim.kubeloop.dev/heartbeat: "stopped"): on the fake
  * clock it turns Unknown after the grace period, is tainted unreachable, its pods are evicted by
  * the taint eviction controller after their tolerationSeconds and replaced by their ReplicaSet on
- * the other node; when the kubelet comes back the node is Ready and untainted again.
+ * the other node; when the kubelet comes back the node is Ready and untainted again. And with the
+ * nodes labelled into zones: the NoExecute taints come at the zone's rate, and none at all when
+ * every zone is down.
  */
 import { describe, expect, it } from "vitest";
 import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
@@ -15,6 +17,7 @@ import { PodLifecycleSimulator } from "../podlifecycle/simulator.js";
 import { ReplicaSetController } from "../replicaset/index.js";
 import { TaintEvictionController } from "../tainteviction/index.js";
 import { DEFAULT_NODE_MONITOR_GRACE_PERIOD_MS, NodeLifecycleController } from "./controller.js";
+import { LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE } from "./zones.js";
 
 // The DefaultTolerationSeconds admission plugin's tolerations, with 30 s instead of 300 s.
 const tolerations = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"].map((key) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 30 }));
@@ -81,6 +84,42 @@ describe("node lifecycle with the simulated kubelet, on the fake clock", () => {
       delete annotations[HEARTBEAT_ANNOTATION];
       await f.client.resource(builtin.nodes).update({ ...s, metadata: { ...s.metadata, annotations } });
       await f.eventually(() => ready(victimNode)?.status === "True" && (getNode(victimNode).spec?.taints ?? []).length === 0, { what: "the node Ready and untainted", maxSteps: 2000 });
+    } finally {
+      await f.stop();
+    }
+  });
+
+  it("zones: two stopped kubelets of one zone are tainted 10 s apart; when every zone is down the NoExecute taints go", async () => {
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new PodLifecycleSimulator(f.manager, { nodes: 3, heartbeatIntervalMs: 10_000, workers: 2 });
+    new NodeLifecycleController(f.manager);
+    await f.start();
+    const getNode = (n: string) => f.client.tracker.get(builtin.nodes, "", n) as unknown as Node;
+    const noExecute = (n: string) => (getNode(n).spec?.taints ?? []).filter((t) => t.effect === "NoExecute" && t.key === "node.kubernetes.io/unreachable");
+    const edit = async (n: string, labels: Record<string, string>, annotations: Record<string, string>) => {
+      const cur = getNode(n);
+      await f.client.resource(builtin.nodes).update({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...labels }, annotations: { ...cur.metadata?.annotations, ...annotations } } });
+    };
+    const [a1, a2, b1] = ["kubeloop-node-1", "kubeloop-node-2", "kubeloop-node-3"];
+    try {
+      await f.eventually(() => [a1, a2, b1].every((n) => f.client.tracker.list(builtin.nodes, "").some((x) => x.metadata?.name === n)), { what: "three nodes", maxSteps: 2000 });
+      for (const [n, zone] of [[a1, "a"], [a2, "a"], [b1, "b"]]) await edit(n, { [LABEL_TOPOLOGY_REGION]: "r", [LABEL_TOPOLOGY_ZONE]: zone }, {});
+      for (const n of [a1, a2]) await edit(n, {}, { [HEARTBEAT_ANNOTATION]: "stopped" });
+
+      await f.eventually(() => noExecute(a1).length + noExecute(a2).length > 0, { what: "the first taint", stepMs: 1000, maxSteps: 2000 });
+      const first = noExecute(a1).length > 0 ? a1 : a2;
+      const second = first === a1 ? a2 : a1;
+      const firstAt = Date.parse(noExecute(first)[0].timeAdded ?? "");
+      await f.eventually(() => noExecute(second).length > 0, { what: "the second taint", stepMs: 1000, maxSteps: 2000 });
+      // --node-eviction-rate 0.1: the second token comes 10 s after the first.
+      expect(Date.parse(noExecute(second)[0].timeAdded ?? "") - firstAt).toBeGreaterThanOrEqual(10_000);
+      expect(noExecute(b1)).toEqual([]);
+
+      // Zone b goes down too: every zone in FullDisruption, the NoExecute taints are removed.
+      await edit(b1, {}, { [HEARTBEAT_ANNOTATION]: "stopped" });
+      await f.eventually(() => getNode(b1).status?.conditions?.find((c) => c.type === "Ready")?.status === "Unknown", { what: "node 3 Unknown", stepMs: 1000, maxSteps: 2000 });
+      await f.eventually(() => [a1, a2, b1].every((n) => noExecute(n).length === 0), { what: "the NoExecute taints removed", maxSteps: 2000 });
+      expect((getNode(a1).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`)).toEqual(["node.kubernetes.io/unreachable:NoSchedule"]);
     } finally {
       await f.stop();
     }

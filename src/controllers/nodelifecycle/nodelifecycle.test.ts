@@ -52,9 +52,19 @@ function setup(nodes: Node[], pods: Pod[] = []) {
     const written = r === builtin.nodes && "status" in obj ? await res.updateStatus({ ...(obj as Node), metadata: { ...obj.metadata, resourceVersion: cur.metadata?.resourceVersion } }) : await (f.client.resource(builtin.leases, ns).update({ ...(obj as Lease), metadata: { ...obj.metadata, resourceVersion: cur.metadata?.resourceVersion } }));
     f.seedCache(r as typeof builtin.nodes, written as Node);
   };
+  /** One round as the running controller does it: every node's sync, then the zone pass. */
+  const round = async () => {
+    for (const n of f.client.tracker.list(builtin.nodes, "") as unknown as Node[]) {
+      await c.sync(n.metadata?.name ?? "", f.client);
+      refresh(n.metadata?.name ?? "");
+    }
+    const r = await c.zonePass(f.client);
+    for (const n of f.client.tracker.list(builtin.nodes, "") as unknown as Node[]) refresh(n.metadata?.name ?? "");
+    return r;
+  };
   const conditions = (name: string) => (get(name).status?.conditions ?? []).map((x) => [x.type, x.status, x.reason, x.message]);
   const taints = (name: string) => (get(name).spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
-  return { f, c, get, refresh, put, conditions, taints };
+  return { f, c, get, refresh, put, round, conditions, taints };
 }
 
 describe("NodeLifecycleController health", () => {
@@ -125,25 +135,27 @@ describe("NodeLifecycleController taints", () => {
       [],
     ],
   ])("%s", async (_n, o, want) => {
-    const env = setup([node("n", o)]);
-    await env.c.sync("n", env.f.client);
+    // A second, healthy node keeps the zone out of FullDisruption (where nothing is tainted NoExecute).
+    const env = setup([node("n", o), node("healthy")]);
+    await env.round();
     expect(env.taints("n")).toEqual(want);
     const noExecute = env.get("n").spec?.taints?.find((t) => t.effect === "NoExecute" && t.key.startsWith("node.kubernetes.io/"));
     if (noExecute) expect(noExecute.timeAdded).toBe(formatTime(env.f.clock.now()));
   });
 
   it("writes nothing in steady state", async () => {
-    const env = setup([node("n", { ready: "Unknown" })]);
-    await env.c.sync("n", env.f.client);
-    env.refresh("n");
+    const env = setup([node("n", { ready: "Unknown" }), node("healthy")]);
+    await env.round();
+    expect(env.taints("n")).toEqual(["node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"]);
     env.f.client.clearActions();
-    await env.c.sync("n", env.f.client);
+    await env.round();
     expect(env.f.writeActions()).toEqual([]);
   });
 
-  it("reconcileTaints keeps an existing taint's timeAdded", () => {
+  it("reconcileTaints keeps NoExecute taints and other keys", () => {
     const old = { key: "node.kubernetes.io/unreachable", effect: "NoExecute", timeAdded: "2025-01-01T00:00:00Z" };
-    expect(reconcileTaints([old], desiredTaints(node("n", { ready: "Unknown" }), Date.UTC(2026, 0, 1)))).toEqual([old, { key: "node.kubernetes.io/unreachable", effect: "NoSchedule" }]);
+    const other = { key: "dedicated", effect: "NoSchedule" };
+    expect(reconcileTaints([old, other], desiredTaints(node("n", { ready: "Unknown" })))).toEqual([old, other, { key: "node.kubernetes.io/unreachable", effect: "NoSchedule" }]);
   });
 });
 
