@@ -33,12 +33,16 @@ export function buildBaseline(rev: string, log: (m: string) => void = () => unde
   const subject = git("log", "-1", "--format=%h %s", commit);
   const dir = join(tmpdir(), `kubeloop-bench-baseline-${commit}`);
   const dist = join(dir, "dist");
-  if (existsSync(join(dir, ".built"))) return { commit, dist, subject };
+  if (existsSync(join(dir, ".built"))) {
+    // The cached build links the node_modules of the checkout that built it, which may be gone.
+    linkNodeModules(dir);
+    return { commit, dist, subject };
+  }
   log(`building the baseline ${subject.slice(0, 80)} in ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync("sh", ["-c", `git -C "${repoRoot}" archive "${commit}" src tsconfig.json tsconfig.build.json package.json | tar -x -C "${dir}"`], { stdio: "inherit" });
-  symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
+  linkNodeModules(dir);
   const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   execFileSync(
     process.execPath,
@@ -48,4 +52,11 @@ export function buildBaseline(rev: string, log: (m: string) => void = () => unde
   if (!existsSync(join(dist, "apiserver", "index.js"))) throw new Error(`baseline build of ${commit} produced no dist/apiserver/index.js`);
   writeFileSync(join(dir, ".built"), `${commit}\n`);
   return { commit, dist, subject };
+}
+
+/** Points `<dir>/node_modules` at this checkout's node_modules (the baseline resolves its packages there). */
+function linkNodeModules(dir: string): void {
+  const link = join(dir, "node_modules");
+  rmSync(link, { force: true });
+  symlinkSync(join(repoRoot, "node_modules"), link, "dir");
 }

@@ -9,6 +9,7 @@ import type { KubeObject } from "../../src/apimachinery/types.js";
 import { StatusError } from "../../src/apimachinery/errors.js";
 import { Admission, orderRegistrations, type AdmissionPluginRegistration } from "../../src/apiserver/admission/chain.js";
 import { defaultAdmissionPlugins } from "../../src/apiserver/admission/defaults.js";
+import { newAttributes } from "../../src/apiserver/admission/attributes.js";
 import type { AdmissionAttributes } from "../../src/apiserver/admission/interfaces.js";
 import { builtinServerConfig } from "../../src/apiserver/index.js";
 import { TestServer, cm, deployment } from "./harness.js";
@@ -197,7 +198,12 @@ describe("plugin order and reinvocation", () => {
       "ResourceQuota",
     ]);
     const chain = Admission.build({ plugins: regs, disable: ["Mine"] }, {} as never);
-    const attrs = { operation: "CREATE", object: {} } as unknown as AdmissionAttributes;
+    const attrs = newAttributes({
+      operation: "CREATE",
+      kind: { group: "", version: "v1", kind: "ConfigMap" },
+      resource: { group: "", version: "v1", resource: "configmaps" },
+      object: {},
+    });
     await chain.mutate(attrs);
     // A reinvocation request runs the whole mutating list once more.
     expect(log.splice(0)).toEqual([
@@ -218,6 +224,34 @@ describe("plugin order and reinvocation", () => {
     expect(log[0]).toBe("v:NamespaceLifecycle");
     expect(() => Admission.build({ plugins: regs, disable: ["Nope"] }, {} as never)).toThrow('unknown admission plugin "Nope"');
     expect(() => orderRegistrations([named("A", log), named("A", log)])).toThrow("registered twice");
+  });
+
+  it("passes a request only to the plugins whose handlesResource takes its resource and subresource, asking each once", async () => {
+    const calls: string[] = [];
+    const asked: string[] = [];
+    const podsOnly: AdmissionPluginRegistration = {
+      name: "PodsOnly",
+      create: () => ({
+        name: "PodsOnly",
+        handles: () => true,
+        handlesResource: (r, sub) => {
+          asked.push(`${r.resource}/${sub}`);
+          return r.group === "" && r.resource === "pods" && sub === "";
+        },
+        admit: (a) => void calls.push(`m:${a.resource.resource}/${a.subresource}`),
+        validate: (a) => void calls.push(`v:${a.resource.resource}/${a.subresource}`),
+      }),
+    };
+    const chain = Admission.build({ plugins: [podsOnly] }, {} as never);
+    const req = (resource: string, subresource = "") =>
+      newAttributes({ operation: "CREATE", kind: { group: "", version: "v1", kind: "X" }, resource: { group: "", version: "v1", resource }, subresource, object: {} });
+    for (const a of [req("configmaps"), req("pods"), req("pods", "binding"), req("pods"), req("configmaps")]) {
+      await chain.mutate(a);
+      await chain.validate(a);
+    }
+    expect(calls).toEqual(["m:pods/", "v:pods/", "m:pods/", "v:pods/"]);
+    // Once per (operation, resource, subresource) for each phase.
+    expect(asked).toEqual(["configmaps/", "configmaps/", "pods/", "pods/", "pods/binding", "pods/binding"]);
   });
 
   it("keeps TaintNodesByCondition off by default and turns it on when enabled", () => {

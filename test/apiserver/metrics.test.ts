@@ -3,7 +3,7 @@
  * and storage series after real requests, and its authorization over HTTPS (system:masters and
  * system:monitoring may read it, others get 403, no credentials 401).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readFile } from "node:fs/promises";
 import { startApiServer, type RunningApiServer } from "../../src/apiserver/index.js";
 import { call, credentialsOf } from "./auth-helpers.js";
@@ -52,12 +52,16 @@ describe("/metrics over HTTP", () => {
     expect(sample(during, "apiserver_current_inflight_requests", { request_kind: "mutating" })).toBe(1);
     expect(sample(during, "apiserver_longrunning_requests", { verb: "WATCH", resource: "configmaps", scope: "namespace", component: "apiserver" })).toBe(1);
     ac.abort();
-    await new Promise((r) => setTimeout(r, 50));
-
-    const res = await fetch(`${api.url}/metrics`);
+    // The server sees the watch's connection close when its socket does: scrape until it has.
+    let res!: Response;
+    let text = "";
+    await vi.waitFor(async () => {
+      res = await fetch(`${api.url}/metrics`);
+      text = await res.text();
+      expect(sample(text, "apiserver_longrunning_requests", { verb: "WATCH", resource: "configmaps" })).toBe(0);
+    }, { timeout: 10_000, interval: 20 });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
-    const text = await res.text();
     const common = { dry_run: "", group: "", version: "v1", resource: "configmaps", subresource: "", component: "apiserver" };
     expect(sample(text, "apiserver_request_total", { ...common, verb: "POST", scope: "resource", code: "201" })).toBe(3);
     expect(sample(text, "apiserver_request_total", { ...common, verb: "GET", scope: "resource", code: "200" })).toBe(1);

@@ -42,6 +42,8 @@ export function newAttributes(init: AttributesInit): AdmissionAttributes {
     userInfo: init.userInfo ?? noUser,
     warnings: init.warnings ?? [],
     auditAnnotations: new Map(),
+    // Set by the chain during its mutating pass; present from the start so the shape stays the same.
+    reinvocation: undefined,
   };
 }
 

@@ -135,15 +135,28 @@ export function orderRegistrations(regs: readonly AdmissionPluginRegistration[])
 
 const neverAborted = new AbortController().signal;
 
+function requestKey(a: AdmissionAttributes): string {
+  return `${a.operation} ${a.resource.group}/${a.resource.resource}/${a.subresource}`;
+}
+
+function applies(p: AnyAdmissionPlugin, a: AdmissionAttributes): boolean {
+  return p.handles(a.operation) && (p.handlesResource === undefined || p.handlesResource(a.resource, a.subresource));
+}
+
 export class Admission implements AdmissionChain {
   readonly mutating: readonly MutatingAdmissionPlugin[];
   readonly validating: readonly ValidatingAdmissionPlugin[];
   /** The enabled plugins' names in the order they run. */
   readonly names: readonly string[];
   private readonly plugins: readonly AnyAdmissionPlugin[];
-  /** The mutating / validating plugins that handle each operation, computed once per operation (`handles` is fixed per plugin). */
-  private readonly mutatingByOp = new Map<AdmissionOperation, readonly MutatingAdmissionPlugin[]>();
-  private readonly validatingByOp = new Map<AdmissionOperation, readonly ValidatingAdmissionPlugin[]>();
+  /**
+   * The mutating / validating plugins that handle a request, computed once per operation,
+   * resource and subresource (`handles` and `handlesResource` are fixed per plugin) and keyed
+   * `<op> <group>/<resource>/<subresource>`. The resources a server addresses are finite, so
+   * the maps stay small.
+   */
+  private readonly mutatingByRequest = new Map<string, readonly MutatingAdmissionPlugin[]>();
+  private readonly validatingByRequest = new Map<string, readonly ValidatingAdmissionPlugin[]>();
 
   constructor(plugins: readonly AnyAdmissionPlugin[]) {
     this.plugins = plugins;
@@ -152,15 +165,17 @@ export class Admission implements AdmissionChain {
     this.validating = plugins.filter((p): p is AnyAdmissionPlugin & ValidatingAdmissionPlugin => typeof p.validate === "function");
   }
 
-  private mutatingFor(op: AdmissionOperation): readonly MutatingAdmissionPlugin[] {
-    let list = this.mutatingByOp.get(op);
-    if (!list) this.mutatingByOp.set(op, (list = this.mutating.filter((p) => p.handles(op))));
+  private mutatingFor(a: AdmissionAttributes): readonly MutatingAdmissionPlugin[] {
+    const key = requestKey(a);
+    let list = this.mutatingByRequest.get(key);
+    if (!list) this.mutatingByRequest.set(key, (list = this.mutating.filter((p) => applies(p, a))));
     return list;
   }
 
-  private validatingFor(op: AdmissionOperation): readonly ValidatingAdmissionPlugin[] {
-    let list = this.validatingByOp.get(op);
-    if (!list) this.validatingByOp.set(op, (list = this.validating.filter((p) => p.handles(op))));
+  private validatingFor(a: AdmissionAttributes): readonly ValidatingAdmissionPlugin[] {
+    const key = requestKey(a);
+    let list = this.validatingByRequest.get(key);
+    if (!list) this.validatingByRequest.set(key, (list = this.validating.filter((p) => applies(p, a))));
     return list;
   }
 
@@ -176,27 +191,39 @@ export class Admission implements AdmissionChain {
     return new Admission(enabled.map((r) => r.create(ctx)));
   }
 
-  /** Runs the mutating plugins (with one reinvocation pass when a plugin asks for it). */
+  /**
+   * Runs the mutating plugins (with one reinvocation pass when a plugin asks for it). The
+   * reinvocation context lives on `attrs` for the pass and is taken off again afterwards.
+   */
   async mutate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
-    const plugins = this.mutatingFor(attrs.operation);
+    const plugins = this.mutatingFor(attrs);
     if (plugins.length === 0) return;
     const reinvocation: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
-    const withContext = Object.assign(Object.create(Object.getPrototypeOf(attrs) as object) as AdmissionAttributes, attrs, { reinvocation });
+    const outer = attrs.reinvocation;
+    attrs.reinvocation = reinvocation;
     try {
-      for (const p of plugins) await p.admit(withContext, signal);
+      for (const p of plugins) {
+        const pending = p.admit(attrs, signal);
+        if (pending) await pending;
+      }
       if (reinvocation.shouldReinvoke) {
         reinvocation.isReinvoke = true;
-        for (const p of plugins) await p.admit(withContext, signal);
+        for (const p of plugins) {
+          const pending = p.admit(attrs, signal);
+          if (pending) await pending;
+        }
       }
     } finally {
-      // The object may have been replaced by a plugin: hand it back to the caller's attributes.
-      attrs.object = withContext.object;
+      attrs.reinvocation = outer;
     }
   }
 
   /** Runs the validating plugins. */
   async validate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
-    for (const p of this.validatingFor(attrs.operation)) await p.validate(attrs, signal);
+    for (const p of this.validatingFor(attrs)) {
+      const pending = p.validate(attrs, signal);
+      if (pending) await pending;
+    }
   }
 
   /** Whether any plugin handles `operation` (lets the store skip building attributes). */

@@ -12,7 +12,7 @@
  * `admission webhook "x" denied the request: ...`, Invalid for policy violations, ...).
  * Mutating plugins change `attributes.object` in place or replace it via `setObject`.
  */
-import type { GroupVersionKind, GroupVersionResource } from "../../apimachinery/gvk.js";
+import type { GroupResource, GroupVersionKind, GroupVersionResource } from "../../apimachinery/gvk.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import type { UserInfo } from "../auth/user.js";
 
@@ -46,9 +46,9 @@ export interface AdmissionAttributes {
    * a plugin that supports reinvocation (MutatingAdmissionPolicy, MutatingAdmissionWebhook)
    * sets `shouldReinvoke` when it changed the object, and the chain then runs every mutating
    * plugin once more with `isReinvoke` true; plugins keep their own state between the passes
-   * in `values` under their name. Absent outside the mutating pass.
+   * in `values` under their name. Set by the chain for its mutating pass only (absent outside it).
    */
-  readonly reinvocation?: ReinvocationContext;
+  reinvocation?: ReinvocationContext;
 }
 
 export interface ReinvocationContext {
@@ -61,16 +61,25 @@ export interface ReinvocationContext {
 export interface AdmissionPlugin {
   readonly name: string;
   handles(operation: AdmissionOperation): boolean;
+  /**
+   * Whether the plugin can act on requests for this resource and subresource at all. The answer
+   * must be fixed per plugin (the chain asks once per operation, resource and subresource and
+   * keeps it); absent, the plugin sees every resource. Built-in plugins that only look at pods,
+   * nodes or claims say so here, so a ConfigMap write does not pass through them.
+   */
+  handlesResource?(resource: GroupResource, subresource: string): boolean;
 }
 
 /** A plugin that may change the object (upstream admission.MutationInterface). */
 export interface MutatingAdmissionPlugin extends AdmissionPlugin {
-  admit(attributes: AdmissionAttributes, signal: AbortSignal): Promise<void>;
+  /** May finish synchronously (return nothing) when it has nothing to wait for. */
+  admit(attributes: AdmissionAttributes, signal: AbortSignal): Promise<void> | void;
 }
 
 /** A plugin that may only accept or refuse (upstream admission.ValidationInterface). */
 export interface ValidatingAdmissionPlugin extends AdmissionPlugin {
-  validate(attributes: AdmissionAttributes, signal: AbortSignal): Promise<void>;
+  /** May finish synchronously (return nothing) when it has nothing to wait for. */
+  validate(attributes: AdmissionAttributes, signal: AbortSignal): Promise<void> | void;
 }
 
 /** The configured chain: mutating plugins in order, then validating plugins in order. */

@@ -37,6 +37,7 @@ export function defaultStorageClassPlugin(ctx: AdmissionPluginContext): AnyAdmis
   return {
     name: "DefaultStorageClass",
     handles: (op) => op === "CREATE",
+    handlesResource: (r, sub) => r.group === "" && r.resource === "persistentvolumeclaims" && sub === "",
     async admit(a) {
       if (!isResource(a, "", "persistentvolumeclaims") || a.subresource !== "" || !a.object) return;
       const pvc = a.object as KubeObject & { spec?: { storageClassName?: string | null } };

@@ -26,6 +26,7 @@ export function defaultTolerationSecondsPlugin(seconds: { notReady?: number; unr
   return {
     name: "DefaultTolerationSeconds",
     handles: (op) => op === "CREATE" || op === "UPDATE",
+    handlesResource: (r, sub) => r.group === "" && r.resource === "pods" && sub === "",
     admit(a) {
       if (!isResource(a, "", "pods") || a.subresource !== "" || !a.object) return Promise.resolve();
       const spec = ((a.object as { spec?: { tolerations?: Toleration[] } }).spec ??= {});

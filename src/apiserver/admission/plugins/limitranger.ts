@@ -230,6 +230,7 @@ export function limitRangerPlugin(ctx: AdmissionPluginContext): AnyAdmissionPlug
   return {
     name: "LimitRanger",
     handles: (op) => op === "CREATE" || op === "UPDATE",
+    handlesResource: (r, sub) => r.group === "" && (r.resource === "pods" || r.resource === "persistentvolumeclaims") && sub === "",
     async admit(a) {
       if (kindOf(a) !== "pod") return;
       for (const lr of await limitRanges(a.namespace)) applyPodDefaults(lr, a.object!);

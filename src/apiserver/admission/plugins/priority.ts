@@ -13,6 +13,7 @@ export function priorityPlugin(ctx: AdmissionPluginContext): AnyAdmissionPlugin 
   return {
     name: "Priority",
     handles: (op) => op === "CREATE" || op === "UPDATE",
+    handlesResource: (r, sub) => sub === "" && ((r.group === "" && r.resource === "pods") || (r.group === schedulingGroup && r.resource === "priorityclasses")),
     async admit(a) {
       if (a.subresource !== "" || !a.object || !isResource(a, "", "pods")) return;
       await admitPodPriority(a.object, a.operation === "UPDATE" ? a.oldObject : undefined, classes());

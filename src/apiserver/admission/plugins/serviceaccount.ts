@@ -111,6 +111,7 @@ export function serviceAccountPlugin(ctx: AdmissionPluginContext, opts: ServiceA
   return {
     name: "ServiceAccount",
     handles: (op) => op === "CREATE",
+    handlesResource: (r, sub) => r.group === "" && r.resource === "pods" && sub === "",
     async admit(a) {
       if (!applies(a)) return;
       const pod = a.object!;

@@ -21,6 +21,7 @@ export function taintNodesByConditionPlugin(): AnyAdmissionPlugin {
   return {
     name: "TaintNodesByCondition",
     handles: (op) => op === "CREATE",
+    handlesResource: (r, sub) => r.group === "" && r.resource === "nodes" && sub === "",
     admit(a) {
       if (!isResource(a, "", "nodes") || a.subresource !== "" || !a.object) return Promise.resolve();
       const spec = ((a.object as { spec?: { taints?: Taint[] } }).spec ??= {});

@@ -254,6 +254,8 @@ export function podSecurityPlugin(ctx: AdmissionPluginContext, config: PodSecuri
   return {
     name: "PodSecurity",
     handles: (op) => op === "CREATE" || op === "UPDATE",
+    handlesResource: (r, sub) =>
+      (r.group === "" && (r.resource === "namespaces" || r.resource === "pods")) || (sub === "" && podTemplatePaths[`${r.group}/${r.resource}`] !== undefined),
     async validate(a) {
       const { group, resource } = a.resource;
       if (group === "" && resource === "namespaces") return validateNamespace(a);
