@@ -39,6 +39,8 @@ export interface ControlPlaneOptions extends StartApiServerOptions {
   kubelet?: ControllerSetupOptions["kubelet"];
   /** Node lifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
   nodeLifecycle?: Pick<ControllerSetupOptions, "nodeMonitorGracePeriodMs" | "nodeStartupGracePeriodMs">;
+  /** The HPA controller: --horizontal-pod-autoscaler-sync-period (default 15 s). */
+  podAutoscaler?: Pick<ControllerSetupOptions, "horizontalPodAutoscalerSyncPeriodMs">;
   /** Workers per controller (upstream's defaults when absent). */
   workers?: Partial<Record<ControllerName, number>>;
   logger?: Logger;
@@ -104,7 +106,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    if (setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
+    if (setupController(manager, name, { ...opts.nodeLifecycle, ...opts.podAutoscaler, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
       running.push(name);
     }
   }
