@@ -74,7 +74,7 @@ describe("stabilization", () => {
     expect(m.recommendations.get("new")).toEqual([{ recommendation: 6, timestampMs: now }]);
   });
 
-  it.each<[string, number, number, Array<[number, number]>, number, number, string]>([
+  it.each<[string, number, number, Array<[number, number]>, number, number, number, string]>([
     // [name, upWindow s, downWindow s, recommendations [replicas, seconds ago], current, desired, want, reason]
     ["scale-down held by the down window's highest", 0, 300, [[10, 30], [2, 120]], 5, 3, 5, "ScaleDownStabilized"],
     ["scale-down to the down window's highest", 0, 300, [[4, 30], [2, 120]], 5, 3, 4, "ScaleDownStabilized"],
