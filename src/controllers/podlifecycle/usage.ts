@@ -57,7 +57,7 @@ function valid(q: string | undefined): string | undefined {
 }
 
 /** Parses `cpu=250m,memory=64Mi` (either part optional); unknown keys and invalid quantities are ignored. */
-export function parseContainerUsage(value: string): Partial<Record<Resource, string>> {
+export function parseContainerUsage(value: string): { cpu?: string; memory?: string } {
   const out: Partial<Record<Resource, string>> = {};
   for (const part of value.split(",")) {
     const eq = part.indexOf("=");
