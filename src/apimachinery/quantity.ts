@@ -331,3 +331,14 @@ export function quantitiesEqual(a: string | number, b: string | number): boolean
 export function quantityValue(q: string | number): number {
   return Number(mustQuantityNanos(q)) / 1e9;
 }
+
+/**
+ * Milli-units of a quantity, rounded up (upstream Quantity.MilliValue: "250m" → 250, "1" → 1000,
+ * "1n" → 1); undefined when it is not a quantity. Exact for amounts up to 2^53 milli-units.
+ */
+export function quantityMilliValue(q: string | number): number | undefined {
+  const nanos = quantityNanos(q);
+  if (nanos === undefined) return undefined;
+  const whole = nanos / 1_000_000n;
+  return Number(nanos % 1_000_000n > 0n ? whole + 1n : whole);
+}

@@ -43,6 +43,8 @@ import { registryObjectInterfaces, type ObjectInterfaces } from "./admission/obj
 // ---- workload-side resources (issue 14)
 import { BindingStore } from "./core/binding.js";
 import { ComponentStatusStore } from "./core/componentstatuses.js";
+import { NodeMetricsStore, PodMetricsStore, ResourceMetricsReader, type ResourceMetricsSource } from "./core/resourcemetrics.js";
+import { resourceMetricsStrategies } from "./registry/resourcemetrics.js";
 import { persistentVolumeHooks } from "./core/volumes.js";
 import { preparePrivateDir } from "./privatefiles.js";
 
@@ -58,6 +60,11 @@ export interface ApiServerConfig {
   toTable?: TableConverter;
   /** Containers' log lines for pods/log (the simulated kubelet's; absent: pods/log answers 400). */
   podLogs?: PodLogSource;
+  /**
+   * What pods' containers use, for metrics.k8s.io (the simulated kubelet's; core/resourcemetrics.ts).
+   * Absent: the metrics API is not served, as on a cluster without metrics-server.
+   */
+  resourceMetrics?: ResourceMetricsSource;
   openapi?: OpenAPISource;
   /** Read-only requests served at once before 429 (default 400; watches do not count). */
   maxInFlight?: number;
@@ -199,7 +206,14 @@ export class ApiServer {
       webhookClient: this.webhooks.client,
       log: (msg, err) => config.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
     });
-    for (const given of [...config.strategies, ...(this.access?.strategies() ?? [])]) {
+    const metricsReader = config.resourceMetrics
+      ? new ResourceMetricsReader(
+          config.resourceMetrics,
+          () => this.registry.byGroupResource("", "pods"),
+          () => this.registry.byGroupResource("", "nodes"),
+        )
+      : undefined;
+    for (const given of [...config.strategies, ...(this.access?.strategies() ?? []), ...(metricsReader ? resourceMetricsStrategies : [])]) {
       let strategy = given;
       const n = strategy.names;
       const id = `${n.group}/${n.resource}`;
@@ -231,6 +245,8 @@ export class ApiServer {
       // bindings assign pods.
       let store: ResourceStore;
       if (id === "/componentstatuses") store = new ComponentStatusStore(strategy, deps);
+      else if (id === "metrics.k8s.io/pods" && metricsReader) store = new PodMetricsStore(strategy, deps, metricsReader);
+      else if (id === "metrics.k8s.io/nodes" && metricsReader) store = new NodeMetricsStore(strategy, deps, metricsReader);
       else if (id === "/bindings") store = new BindingStore(strategy, deps, () => this.registry.byGroupResource("", "pods"));
       else store = new ResourceStore(strategy, deps);
       this.registry.add(store);

@@ -34,6 +34,7 @@ export { AccessControl, type SecurityOptions, type TLSMaterial } from "./auth/ac
 export type { AuthOptions } from "./auth/setup.js";
 export type { UserInfo } from "./auth/user.js";
 export type { PodLogSource, PodLogLine, ContainerInstance } from "./core/podlogs.js";
+export type { ResourceMetricsSource, ContainerResourceUsage } from "./core/resourcemetrics.js";
 export { parseTokenFile } from "./auth/tokenfile.js";
 export { generateCA, issueCertificate, type CertificateAndKey, type LeafOptions, type Validity, type DistinguishedName } from "./auth/x509.js";
 export { rbacStrategies } from "./rbac/strategies.js";

@@ -26,6 +26,9 @@ import { TaintEvictionController } from "./tainteviction/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import { StatefulSetController } from "./statefulset/index.js";
+import { HorizontalController } from "./podautoscaler/index.js";
+import { CachedDiscoveryClient, DiscoveryClient } from "../client/discovery.js";
+import { DiscoveryRESTMapper } from "../client/restmapper.js";
 import type { Manager } from "../runtime/manager.js";
 import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
@@ -47,6 +50,8 @@ export interface ControllerSetupOptions {
   /** nodelifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
   nodeMonitorGracePeriodMs?: number;
   nodeStartupGracePeriodMs?: number;
+  /** podautoscaler: --horizontal-pod-autoscaler-sync-period (default 15 s). */
+  horizontalPodAutoscalerSyncPeriodMs?: number;
   /** application: reconcile only Applications matching this label selector. */
   labelSelector?: string;
 }
@@ -90,6 +95,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   nodelifecycle: 1,
   // upstream UpdateWorkerSize
   tainteviction: 8,
+  // --concurrent-horizontal-pod-autoscaler-syncs
+  podautoscaler: 5,
 });
 
 export type BuiltinControllerName = keyof typeof DEFAULT_WORKERS;
@@ -118,6 +125,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "podgc",
   "nodelifecycle",
   "tainteviction",
+  "podautoscaler",
 ]);
 
 /**
@@ -142,6 +150,7 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
   ],
   persistentvolume: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
   volumeprovisioner: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
+  podautoscaler: [{ group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers" }],
 });
 
 /** What discovery the check needs (the DiscoveryClient and CachedDiscoveryClient have it). */
@@ -256,5 +265,13 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
     case "tainteviction":
       new TaintEvictionController(mgr, { workers });
       return true;
+    case "podautoscaler": {
+      // The scale target's kind is mapped to its resource through discovery (a REST mapper).
+      const d = opts.discovery;
+      const cached = d instanceof CachedDiscoveryClient ? d : d instanceof DiscoveryClient ? new CachedDiscoveryClient(d) : undefined;
+      if (!cached) throw new ControllerSetupError("the horizontal pod autoscaler needs a discovery client (to map scale targets to resources)");
+      new HorizontalController(mgr, { workers, mapper: new DiscoveryRESTMapper(cached), syncPeriodMs: opts.horizontalPodAutoscalerSyncPeriodMs });
+      return true;
+    }
   }
 }

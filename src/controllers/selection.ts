@@ -30,6 +30,7 @@ const UPSTREAM_NAMES: Readonly<Partial<Record<BuiltinControllerName, readonly st
   podgc: ["pod-garbage-collector-controller"],
   nodelifecycle: ["node-lifecycle-controller"],
   tainteviction: ["taint-eviction-controller"],
+  podautoscaler: ["horizontal-pod-autoscaler-controller", "horizontalpodautoscaling"],
 });
 
 const byName: ReadonlyMap<string, BuiltinControllerName> = new Map(

@@ -17,7 +17,7 @@ import { KubeClient } from "../client/kubeclient.js";
 import { installApplicationCRD } from "../controllers/application/index.js";
 import { installDefaultStorageClass } from "../controllers/persistentvolume/index.js";
 import { rootCAFromConfig } from "../controllers/serviceaccount/index.js";
-import { apiBinder, simulatedContainerLog } from "../controllers/podlifecycle/index.js";
+import { apiBinder, simulatedContainerLog, simulatedResourceMetrics } from "../controllers/podlifecycle/index.js";
 import { BUILTIN_CONTROLLERS, missingResources, setupController, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
 import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
@@ -39,6 +39,8 @@ export interface ControlPlaneOptions extends StartApiServerOptions {
   kubelet?: ControllerSetupOptions["kubelet"];
   /** Node lifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
   nodeLifecycle?: Pick<ControllerSetupOptions, "nodeMonitorGracePeriodMs" | "nodeStartupGracePeriodMs">;
+  /** The HPA controller: --horizontal-pod-autoscaler-sync-period (default 15 s). */
+  podAutoscaler?: Pick<ControllerSetupOptions, "horizontalPodAutoscalerSyncPeriodMs">;
   /** Workers per controller (upstream's defaults when absent). */
   workers?: Partial<Record<ControllerName, number>>;
   logger?: Logger;
@@ -63,8 +65,11 @@ export interface RunningControlPlane {
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
   const logger: Logger = opts.logger ?? silentLogger();
   // pods/log reads the simulated kubelet's containers' lines (they follow from each pod's status).
-  const podLogs = (opts.controllers ?? ALL_CONTROLLERS).includes("podlifecycle") ? simulatedContainerLog : undefined;
-  const api = await startApiServer(podLogs && !opts.server?.podLogs ? { ...opts, server: { ...opts.server, podLogs } } : opts);
+  // metrics.k8s.io serves the usage the simulated kubelet's containers report (podlifecycle/usage.ts).
+  const kubelet = (opts.controllers ?? ALL_CONTROLLERS).includes("podlifecycle");
+  const podLogs = kubelet ? (opts.server?.podLogs ?? simulatedContainerLog) : opts.server?.podLogs;
+  const resourceMetrics = kubelet ? (opts.server?.resourceMetrics ?? simulatedResourceMetrics({ speedFactor: opts.kubelet?.speedFactor })) : opts.server?.resourceMetrics;
+  const api = await startApiServer({ ...opts, server: { ...opts.server, podLogs, resourceMetrics } });
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
@@ -101,7 +106,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    if (setupController(manager, name, { ...opts.nodeLifecycle, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
+    if (setupController(manager, name, { ...opts.nodeLifecycle, ...opts.podAutoscaler, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
       running.push(name);
     }
   }

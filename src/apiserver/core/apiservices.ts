@@ -46,6 +46,8 @@ const builtinPriorities: Record<string, { group: number; version: number }> = {
   "discovery.k8s.io/v1": { group: 16200, version: 15 },
   "resource.k8s.io/v1": { group: 16200, version: 21 },
   "flowcontrol.apiserver.k8s.io/v1": { group: 16100, version: 21 },
+  // metrics-server's APIService (v1beta1.metrics.k8s.io): served here when a metrics source is given.
+  "metrics.k8s.io/v1beta1": { group: 100, version: 100 },
 };
 
 /** crdregistration: custom resource groups sort after the built-in ones. */

@@ -90,6 +90,11 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       ],
       { labels: { [aggToView]: "true" } },
     ),
+    // metrics-server's role (its manifest installs it beside the APIService; the metrics API is
+    // served by this server): reading metrics.k8s.io, aggregated into admin, edit and view.
+    clusterRole("system:aggregated-metrics-reader", [r(read, ["metrics.k8s.io"], ["pods", "nodes"])], {
+      labels: { "k8s-app": "metrics-server", [aggToAdmin]: "true", [aggToEdit]: "true", [aggToView]: "true" },
+    }),
     clusterRole("system:auth-delegator", [r(["create"], ["authentication.k8s.io"], ["tokenreviews"]), r(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"])]),
     clusterRole("system:basic-user", [
       r(["create"], ["authorization.k8s.io"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),

@@ -75,7 +75,8 @@ describe("aggregation", () => {
     const byName = new Map(roles.map((r) => [r.metadata!.name!, r]));
     // One pass computes view; edit then includes view (labelled aggregate-to-edit) once view has rules.
     const view = { ...byName.get("view")!, rules: aggregatedRules(byName.get("view")!, roles) };
-    expect(view.rules).toEqual(byName.get("system:aggregate-to-view")!.rules);
+    // ... and metrics-server's system:aggregated-metrics-reader (labelled for admin, edit and view).
+    expect(view.rules).toEqual([...byName.get("system:aggregate-to-view")!.rules!, ...byName.get("system:aggregated-metrics-reader")!.rules!]);
     const withView = roles.map((r) => (r.metadata?.name === "view" ? view : r));
     const edit = aggregatedRules(byName.get("edit")!, withView)!;
     expect(edit.length).toBe(byName.get("system:aggregate-to-edit")!.rules!.length + view.rules!.length);

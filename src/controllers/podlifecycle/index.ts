@@ -30,3 +30,15 @@ export { simulatedContainerLog } from "./logs.js";
 export type { SimulatedLogLine } from "./logs.js";
 export { interpretScript, containerScript } from "./programs.js";
 export type { ScriptContext, OutputLine } from "./programs.js";
+export {
+  simulatedPodUsage,
+  simulatedResourceMetrics,
+  parseContainerUsage,
+  CPU_USAGE_ANNOTATION,
+  MEMORY_USAGE_ANNOTATION,
+  CONTAINER_USAGE_ANNOTATION_PREFIX,
+  DEFAULT_CPU_USAGE,
+  DEFAULT_MEMORY_USAGE,
+  DEFAULT_METRICS_WINDOW_MS,
+} from "./usage.js";
+export type { SimulatedContainerUsage } from "./usage.js";

@@ -1,0 +1,248 @@
+/**
+ * The HPA controller's sync (controller.ts), in the manner of upstream horizontal_test.go: a
+ * Deployment target read through the fake client's scale subresource, pods in the cache, metrics
+ * from a fake MetricsClient; each case checks the scale written, the SuccessfulRescale /
+ * warning events, the status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime)
+ * and the conditions with upstream's reasons.
+ */
+import { describe, expect, it } from "vitest";
+import type { Deployment } from "../../apimachinery/api/apps/v1.js";
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec } from "../../apimachinery/api/autoscaling/v2.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
+import { formatTime } from "../../apimachinery/time.js";
+import { builtin } from "../../client/typed.js";
+import { ControllerFixture } from "../../testing/fixture.js";
+import { HorizontalController, horizontalPodAutoscalers, type ScaleTargetMapper } from "./controller.js";
+import type { MetricsClient, PodMetricsInfo } from "./metrics.js";
+
+const mapper: ScaleTargetMapper = {
+  restMappings: (gk) => {
+    if (gk.group === "apps" && gk.kind === "Deployment") {
+      return Promise.resolve([{ resource: { group: "apps", version: "v1", resource: "deployments" }, groupVersionKind: { group: "apps", version: "v1", kind: "Deployment" }, namespaced: true }]);
+    }
+    return Promise.reject(new Error(`no matches for kind "${gk.kind}" in group "${gk.group}"`));
+  },
+};
+
+interface Setup {
+  replicas: number;
+  levels: number[];
+  spec?: Partial<HorizontalPodAutoscalerSpec>;
+  missingDeployment?: boolean;
+}
+
+function setup(s: Setup) {
+  const f = new ControllerFixture();
+  const now = f.clock.now();
+  const metrics: { info: PodMetricsInfo } = { info: new Map() };
+  const client: MetricsClient = {
+    getResourceMetric: () => (metrics.info.size === 0 ? Promise.reject(new Error("no metrics returned from resource metrics API")) : Promise.resolve({ metrics: metrics.info, timestampMs: f.clock.now() })),
+    getRawMetric: () => Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered")),
+    getObjectMetric: () => Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered")),
+    getExternalMetric: () => Promise.reject(new Error("unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered")),
+  };
+  const hpaCtl = new HorizontalController(f.manager, { mapper, metricsClient: client, cpuInitializationPeriodMs: 2 * 60_000, delayOfInitialReadinessStatusMs: 10_000 });
+  const start = formatTime(now - 3 * 60_000);
+  const pods: Pod[] = s.levels.map((_, i) => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `web-${i}`, namespace: "default", labels: { app: "web" } },
+    spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu: "1" } } }] },
+    status: { phase: "Running", startTime: start, conditions: [{ type: "Ready", status: "True", lastTransitionTime: start }] },
+  }));
+  f.seedCache(builtin.pods, ...pods);
+  const setLevels = (levels: number[]) => {
+    metrics.info = new Map(levels.map((v, i) => [`web-${i}`, { timestampMs: f.clock.now(), windowMs: 30_000, value: v }]));
+  };
+  setLevels(s.levels);
+  if (!s.missingDeployment) {
+    f.seedAPI(builtin.deployments, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web", namespace: "default" },
+      spec: { replicas: s.replicas, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
+      status: { replicas: s.replicas },
+    } as Deployment);
+  }
+  const hpa: HorizontalPodAutoscaler = {
+    apiVersion: "autoscaling/v2",
+    kind: "HorizontalPodAutoscaler",
+    metadata: { name: "web", namespace: "default" },
+    spec: {
+      scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" },
+      minReplicas: 1,
+      maxReplicas: 10,
+      metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 30 } } }],
+      ...s.spec,
+    },
+  };
+  const [stored] = f.seedAPI(horizontalPodAutoscalers, hpa);
+  const sync = async () => {
+    const cur = f.client.tracker.get(horizontalPodAutoscalers, "default", "web") as unknown as HorizontalPodAutoscaler;
+    await hpaCtl.reconcileAutoscaler(cur, "default/web", f.client);
+  };
+  const read = () => ({
+    replicas: s.missingDeployment ? undefined : (f.client.tracker.get(builtin.deployments, "default", "web") as Deployment).spec?.replicas,
+    status: (f.client.tracker.get(horizontalPodAutoscalers, "default", "web") as unknown as HorizontalPodAutoscaler).status,
+  });
+  const conditions = () => Object.fromEntries((read().status?.conditions ?? []).map((c) => [c.type, `${c.status} ${c.reason}`]));
+  return { f, hpaCtl, stored, sync, read, conditions, setLevels };
+}
+
+describe("HorizontalController sync", () => {
+  it("scales up on CPU utilization above target: scale, event, status, conditions", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700] });
+    await t.sync();
+    expect(t.read().replicas).toBe(5);
+    expect(t.f.recorder.events).toEqual(["Normal SuccessfulRescale New size: 5; reason: cpu resource utilization (percentage of request) above target"]);
+    expect(t.read().status).toMatchObject({
+      currentReplicas: 3,
+      desiredReplicas: 5,
+      lastScaleTime: formatTime(t.f.clock.now()),
+      currentMetrics: [{ type: "Resource", resource: { name: "cpu", current: { averageUtilization: 50, averageValue: "500m" } } }],
+    });
+    expect(t.conditions()).toEqual({ AbleToScale: "True SucceededRescale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange" });
+    const active = t.read().status?.conditions?.find((c) => c.type === "ScalingActive");
+    expect(active?.message).toBe("the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)");
+  });
+
+  it("is limited by maxReplicas (ScalingLimited TooManyReplicas)", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700], spec: { maxReplicas: 4 } });
+    await t.sync();
+    expect(t.read().replicas).toBe(4);
+    expect(t.conditions().ScalingLimited).toBe("True TooManyReplicas");
+  });
+
+  it("is limited by the scale-up limit without behavior: max(2 × current, 4)", async () => {
+    const t = setup({ replicas: 1, levels: [3000], spec: { maxReplicas: 20 } });
+    await t.sync();
+    expect(t.read().replicas).toBe(4);
+    expect(t.conditions().ScalingLimited).toBe("True ScaleUpLimit");
+  });
+
+  it("within tolerance: no scale, ReadyForNewScale, no status write when nothing changed", async () => {
+    const t = setup({ replicas: 3, levels: [300, 300, 310] });
+    await t.sync();
+    expect(t.read().replicas).toBe(3);
+    expect(t.f.recorder.events).toEqual([]);
+    expect(t.conditions()).toEqual({ AbleToScale: "True ReadyForNewScale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange" });
+    expect(t.read().status).toMatchObject({ currentReplicas: 3, desiredReplicas: 3 });
+    expect(t.read().status?.lastScaleTime).toBeUndefined();
+    t.f.client.clearActions();
+    await t.sync();
+    expect(t.f.client.actions().filter((a) => a.verb === "update")).toEqual([]);
+  });
+
+  it("a scale-down is stabilized for 5 minutes, then applied (All metrics below target)", async () => {
+    const t = setup({ replicas: 5, levels: [100, 100, 100, 100, 100] });
+    await t.sync();
+    expect(t.read().replicas).toBe(5);
+    expect(t.conditions().AbleToScale).toBe("True ScaleDownStabilized");
+    t.f.clock.step(5 * 60_000 + 1000);
+    await t.sync();
+    // 10 % of request against 30 %: ceil(0.333 × 5) = 2.
+    expect(t.read().replicas).toBe(2);
+    expect(t.f.recorder.events).toEqual(["Normal SuccessfulRescale New size: 2; reason: All metrics below target"]);
+  });
+
+  it("behavior: a scale-up policy of 1 pod per minute limits the rate (ScaleUpLimit)", async () => {
+    const t = setup({ replicas: 2, levels: [900, 900], spec: { behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 1, periodSeconds: 60 }] } } } });
+    await t.sync();
+    expect(t.read().replicas).toBe(3);
+    expect(t.conditions().ScalingLimited).toBe("True ScaleUpLimit");
+    // Within the period the budget is spent: no further scale-up.
+    t.setLevels([900, 900, 900]);
+    t.f.clock.step(15_000);
+    await t.sync();
+    expect(t.read().replicas).toBe(3);
+    t.f.clock.step(60_000);
+    await t.sync();
+    expect(t.read().replicas).toBe(4);
+  });
+
+  it.each<[string, Setup, number, string, Record<string, string>]>([
+    ["a target scaled to zero disables scaling", { replicas: 0, levels: [] }, 0, "", { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" }],
+    ["above maxReplicas", { replicas: 12, levels: [300] }, 10, "Normal SuccessfulRescale New size: 10; reason: Current number of replicas above Spec.MaxReplicas", { AbleToScale: "True SucceededRescale" }],
+    ["below minReplicas", { replicas: 1, levels: [300], spec: { minReplicas: 2 } }, 2, "Normal SuccessfulRescale New size: 2; reason: Current number of replicas below Spec.MinReplicas", { AbleToScale: "True SucceededRescale" }],
+  ])("%s", async (_n, s, replicas, event, conditions) => {
+    const t = setup(s);
+    await t.sync();
+    expect(t.read().replicas).toBe(replicas);
+    expect(t.f.recorder.events).toEqual(event ? [event] : []);
+    expect(t.conditions()).toEqual(conditions);
+  });
+
+  it.each<[string, Setup, string[], Record<string, string>, string]>([
+    [
+      "no metrics: FailedGetResourceMetric",
+      { replicas: 2, levels: [] },
+      [
+        "Warning FailedGetResourceMetric failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+      ],
+      { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetResourceMetric" },
+      "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+    ],
+    [
+      "a Pods metric without a custom metrics API: FailedGetPodsMetric",
+      { replicas: 2, levels: [300, 300], spec: { metrics: [{ type: "Pods", pods: { metric: { name: "qps" }, target: { type: "AverageValue", averageValue: "10" } } }] } },
+      [
+        "Warning FailedGetPodsMetric unable to get metric qps: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered",
+        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get pods metric value: unable to get metric qps: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered",
+      ],
+      { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetPodsMetric" },
+      "the HPA was unable to compute the replica count: unable to get metric qps: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered",
+    ],
+    [
+      "an External metric: FailedGetExternalMetric",
+      { replicas: 2, levels: [300, 300], spec: { metrics: [{ type: "External", external: { metric: { name: "queue" }, target: { type: "Value", value: "10" } } }] } },
+      [
+        "Warning FailedGetExternalMetric unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+      ],
+      { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetExternalMetric" },
+      "the HPA was unable to compute the replica count: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+    ],
+  ])("%s", async (_n, s, events, conditions, message) => {
+    const t = setup(s);
+    await expect(t.sync()).rejects.toThrow(/failed to compute desired number of replicas based on listed metrics for Deployment\/default\/web/);
+    expect(t.read().replicas).toBe(s.replicas);
+    expect(t.f.recorder.events).toEqual(events);
+    expect(t.conditions()).toEqual(conditions);
+    expect(t.read().status?.conditions?.find((c) => c.type === "ScalingActive")?.message).toBe(message);
+    expect(t.read().status).toMatchObject({ currentReplicas: s.replicas });
+  });
+
+  it("one valid metric of two still scales up (the invalid one is reported)", async () => {
+    const t = setup({
+      replicas: 3,
+      levels: [300, 500, 700],
+      spec: { metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 30 } } }, { type: "Pods", pods: { metric: { name: "qps" }, target: { type: "AverageValue", averageValue: "10" } } }] },
+    });
+    await expect(t.sync()).rejects.toThrow(/invalid metrics \(1 invalid out of 2\)/);
+    expect(t.read().replicas).toBe(5);
+    expect(t.conditions().ScalingActive).toBe("True ValidMetricFound");
+  });
+
+  it("a missing target: FailedGetScale", async () => {
+    const t = setup({ replicas: 3, levels: [300], missingDeployment: true });
+    await expect(t.sync()).rejects.toThrow(/^failed to query scale subresource for Deployment\/default\/web: /);
+    expect(t.f.recorder.events[0]).toMatch(/^Warning FailedGetScale /);
+    expect(t.conditions()).toEqual({ AbleToScale: "False FailedGetScale" });
+  });
+
+  it("an unknown kind: unable to determine resource for scale target reference", async () => {
+    const t = setup({ replicas: 3, levels: [300], spec: { scaleTargetRef: { apiVersion: "example.com/v1", kind: "Widget", name: "web" } } });
+    await expect(t.sync()).rejects.toThrow('unable to determine resource for scale target reference: no matches for kind "Widget" in group "example.com"');
+    expect(t.conditions()).toEqual({ AbleToScale: "False FailedGetScale" });
+  });
+
+  it("reconcileKey requeues a sync period later and forgets a deleted HPA", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700] });
+    t.f.seedCache(horizontalPodAutoscalers, t.stored);
+    const { ObjectName } = await import("../../apimachinery/objectname.js");
+    expect(await t.hpaCtl.reconcileKey(new ObjectName("default", "web"), t.f.client)).toEqual({ requeueAfterMs: 15_000 });
+    expect(t.hpaCtl.memory.recommendations.has("default/web")).toBe(true);
+    expect(await t.hpaCtl.reconcileKey(new ObjectName("default", "gone"), t.f.client)).toBeUndefined();
+  });
+});

@@ -1,0 +1,591 @@
+/**
+ * The HorizontalPodAutoscaler controller (upstream pkg/controller/podautoscaler/horizontal.go),
+ * autoscaling/v2: every sync period (15 s, upstream's --horizontal-pod-autoscaler-sync-period)
+ * each HPA reads its target's scale subresource (any kind with /scale: Deployment, ReplicaSet,
+ * StatefulSet, ReplicationController, a custom resource), computes a replica count per metric
+ * (replicacalculator.ts) and takes the largest, normalizes it (behavior.ts: stabilization, rate
+ * policies, min/max) and, when it differs, updates the scale — recording SuccessfulRescale
+ * "New size: N; reason: R" — then writes status (currentReplicas, desiredReplicas,
+ * currentMetrics, lastScaleTime, the AbleToScale / ScalingActive / ScalingLimited conditions)
+ * when it changed.
+ *
+ * Metrics: Resource and ContainerResource from metrics.k8s.io (Utilization and AverageValue);
+ * Pods, Object and External go through the MetricsClient's custom and external calls, which
+ * kubeloop's ResourceMetricsClient answers with "no custom metrics API registered", so such
+ * metrics report ScalingActive False (FailedGetPodsMetric, FailedGetObjectMetric,
+ * FailedGetExternalMetric) as on a cluster without a metrics adapter.
+ *
+ * Composed with the builder — requests: one per HPA ("ns/name"), queued a sync period after every
+ * add or update (upstream's fixed-interval rate limiter) and requeued a sync period after every
+ * reconcile; a failed sync is reported (events, conditions) and retried at the next period, as
+ * upstream's. The controller's memory (recommendations, scale events) is per process, as upstream's.
+ */
+import type { CrossVersionObjectReference, HPAScalingRules, HorizontalPodAutoscaler, MetricSpec, MetricStatus, MetricTarget } from "../../apimachinery/api/autoscaling/v2.js";
+import type { Scale } from "../../apimachinery/api/autoscaling/v1.js";
+import type { Pod } from "../../apimachinery/api/core/v1.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
+import type { Clock } from "../../apimachinery/clock.js";
+import { deepCopy } from "../../apimachinery/deepcopy.js";
+import { semanticEqual } from "../../apimachinery/equality.js";
+import { isNotFound } from "../../apimachinery/errors.js";
+import { labelSelectorAsSelector, parseSelector } from "../../apimachinery/labels.js";
+import { ObjectName } from "../../apimachinery/objectname.js";
+import { canonicalQuantity, quantityMilliValue, quantityValue } from "../../apimachinery/quantity.js";
+import { defineResource } from "../../apimachinery/resource.js";
+import { formatTime } from "../../apimachinery/time.js";
+import type { ResourceClientFactory } from "../../client/interfaces.js";
+import type { RESTMapping } from "../../client/restmapper.js";
+import { builtin } from "../../client/typed.js";
+import type { EventRecorder } from "../../events/broadcaster.js";
+import type { Lister } from "../../informers/lister.js";
+import type { Logger } from "../../runtime/logging.js";
+import type { Controller } from "../../runtime/controller.js";
+import type { Manager } from "../../runtime/manager.js";
+import type { ReconcileResult } from "../../runtime/reconcile.js";
+import { DEFAULT_DOWNSCALE_STABILIZATION_WINDOW_MS, Recommendations, convertDesiredReplicasWithRules, type NormalizationArg } from "./behavior.js";
+import { ABLE_TO_SCALE, SCALING_ACTIVE, SCALING_LIMITED, setCondition } from "./conditions.js";
+import { ResourceMetricsClient, type MetricsClient } from "./metrics.js";
+import { DEFAULT_TOLERANCE, ReplicaCalculator, type ReplicaCalculatorOptions, type Tolerances } from "./replicacalculator.js";
+
+export const HPA_CONTROLLER_NAME = "horizontal-pod-autoscaler";
+/** --concurrent-horizontal-pod-autoscaler-syncs default. */
+export const DEFAULT_HPA_WORKERS = 5;
+/** --horizontal-pod-autoscaler-sync-period default. */
+export const DEFAULT_HPA_SYNC_PERIOD_MS = 15_000;
+
+/** autoscaling/v2 horizontalpodautoscalers. */
+export const horizontalPodAutoscalers = defineResource<HorizontalPodAutoscaler>({ group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true });
+
+/** What the controller needs to find the resource of a scaleTargetRef kind (a REST mapper). */
+export interface ScaleTargetMapper {
+  restMappings(gk: { group: string; kind: string }, versions?: readonly string[], signal?: AbortSignal): Promise<RESTMapping[]>;
+}
+
+export interface HorizontalControllerOptions extends ReplicaCalculatorOptions {
+  mapper: ScaleTargetMapper;
+  workers?: number;
+  /** --horizontal-pod-autoscaler-sync-period (default 15 s). */
+  syncPeriodMs?: number;
+  /** --horizontal-pod-autoscaler-downscale-stabilization (default 5 min). */
+  downscaleStabilisationWindowMs?: number;
+  /** --horizontal-pod-autoscaler-tolerance (default 0.1). */
+  tolerance?: number;
+  /** Default: metrics.k8s.io through the manager's client (no custom or external metrics). */
+  metricsClient?: MetricsClient;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** An error of a sync: already reported (events, conditions); logged, then retried at the next period. */
+export class HPASyncError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "HPASyncError";
+  }
+}
+
+/** GenerateHPAScaleUpRules: the API's defaults for missing scale-up fields. */
+export function scaleUpRules(r: HPAScalingRules | undefined): HPAScalingRules {
+  return {
+    ...r,
+    stabilizationWindowSeconds: r?.stabilizationWindowSeconds ?? 0,
+    selectPolicy: r?.selectPolicy ?? "Max",
+    policies: r?.policies && r.policies.length > 0 ? r.policies : [
+      { type: "Pods", value: 4, periodSeconds: 15 },
+      { type: "Percent", value: 100, periodSeconds: 15 },
+    ],
+  };
+}
+
+/** GenerateHPAScaleDownRules plus the controller's stabilization window when the HPA sets none. */
+export function scaleDownRules(r: HPAScalingRules | undefined, downscaleWindowMs: number): HPAScalingRules {
+  return {
+    ...r,
+    stabilizationWindowSeconds: r?.stabilizationWindowSeconds ?? Math.round(downscaleWindowMs / 1000),
+    selectPolicy: r?.selectPolicy ?? "Max",
+    policies: r?.policies && r.policies.length > 0 ? r.policies : [{ type: "Percent", value: 100, periodSeconds: 15 }],
+  };
+}
+
+const milliQuantity = (v: number) => canonicalQuantity(`${v}m`);
+
+function parseGroupVersion(apiVersion: string | undefined): { group: string; version: string } {
+  const gv = apiVersion ?? "";
+  if (gv === "") return { group: "", version: "" };
+  const parts = gv.split("/");
+  if (parts.length === 1) return { group: "", version: parts[0] };
+  if (parts.length === 2) return { group: parts[0], version: parts[1] };
+  throw new Error(`unexpected GroupVersion string: ${gv}`);
+}
+
+interface MetricProposal {
+  replicas: number;
+  metric: string;
+  timestampMs: number;
+  status: MetricStatus;
+}
+
+class MetricError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+    readonly conditionMessage: string,
+  ) {
+    super(message);
+    this.name = "MetricError";
+  }
+}
+
+export class HorizontalController {
+  readonly controller: Controller;
+  private readonly hpas: Lister<HorizontalPodAutoscaler>;
+  private readonly clock: Clock;
+  private readonly recorder: EventRecorder;
+  private readonly log: Logger;
+  private readonly syncPeriodMs: number;
+  private readonly downscaleWindowMs: number;
+  private readonly tolerance: number;
+  private readonly mapper: ScaleTargetMapper;
+  private readonly calc: ReplicaCalculator;
+  /** Recommendations and scale events per HPA (the stabilization and policy memory). */
+  readonly memory: Recommendations;
+
+  constructor(mgr: Manager, opts: HorizontalControllerOptions) {
+    this.clock = mgr.clock;
+    this.log = mgr.logger;
+    this.recorder = mgr.eventRecorder(HPA_CONTROLLER_NAME);
+    this.syncPeriodMs = opts.syncPeriodMs ?? DEFAULT_HPA_SYNC_PERIOD_MS;
+    this.downscaleWindowMs = opts.downscaleStabilisationWindowMs ?? DEFAULT_DOWNSCALE_STABILIZATION_WINDOW_MS;
+    this.tolerance = opts.tolerance ?? DEFAULT_TOLERANCE;
+    this.mapper = opts.mapper;
+    this.memory = new Recommendations(this.downscaleWindowMs);
+    this.hpas = mgr.informers.forResource(horizontalPodAutoscalers).lister();
+    const pods: Lister<Pod> = mgr.informers.forResource(builtin.pods).lister();
+    this.calc = new ReplicaCalculator(opts.metricsClient ?? new ResourceMetricsClient(mgr.client), (ns, selector) => pods.namespace(ns).list(parseSelector(selector)), () => this.clock.now(), opts);
+    const later = (hpa: HorizontalPodAutoscaler, q: { addAfter(r: ObjectName, ms: number): void }) => q.addAfter(new ObjectName(hpa.metadata?.namespace ?? "", hpa.metadata?.name ?? ""), this.syncPeriodMs);
+    this.controller = mgr
+      .controller(HPA_CONTROLLER_NAME)
+      .watches(horizontalPodAutoscalers, {
+        create: (e, q) => later(e.object, q),
+        update: (e, q) => later(e.objectNew, q),
+      })
+      // The pod informer feeds the replica calculator's lister.
+      .watches(builtin.pods, {})
+      .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_HPA_WORKERS })
+      .reconcile((req, ctx) => this.reconcileKey(req, ctx.client, ctx.signal));
+  }
+
+  /** reconcileKey: a deleted HPA's memory is dropped; any other is synced and requeued a period later. */
+  async reconcileKey(key: ObjectName, client: ResourceClientFactory, signal?: AbortSignal): Promise<ReconcileResult | void> {
+    const id = `${key.namespace}/${key.name}`;
+    let hpa: HorizontalPodAutoscaler;
+    try {
+      hpa = this.hpas.namespace(key.namespace).get(key.name);
+    } catch (err) {
+      if (isNotFound(err)) {
+        this.memory.forget(id);
+        return;
+      }
+      throw err;
+    }
+    try {
+      await this.reconcileAutoscaler(hpa, id, client, signal);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      this.log.warn({ hpa: id, err: errorText(err) }, "HorizontalPodAutoscaler sync failed");
+    }
+    return { requeueAfterMs: this.syncPeriodMs };
+  }
+
+  private tolerances(hpa: HorizontalPodAutoscaler): Tolerances {
+    const t = (q: string | undefined) => {
+      if (q === undefined) return this.tolerance;
+      try {
+        return quantityValue(q);
+      } catch {
+        return this.tolerance;
+      }
+    };
+    return { scaleDown: t(hpa.spec.behavior?.scaleDown?.tolerance), scaleUp: t(hpa.spec.behavior?.scaleUp?.tolerance) };
+  }
+
+  private async updateStatusIfNeeded(original: HorizontalPodAutoscaler["status"], hpa: HorizontalPodAutoscaler, client: ResourceClientFactory, signal?: AbortSignal): Promise<void> {
+    if (semanticEqual(original ?? null, hpa.status ?? null)) return;
+    try {
+      await client.resource(horizontalPodAutoscalers, hpa.metadata?.namespace).updateStatus(hpa, { signal });
+    } catch (err) {
+      this.recorder.event(hpa, "Warning", "FailedUpdateStatus", errorText(err));
+      throw new HPASyncError(`failed to update status for ${hpa.metadata?.name ?? ""}: ${errorText(err)}`);
+    }
+  }
+
+  private setStatus(hpa: HorizontalPodAutoscaler, currentReplicas: number, desiredReplicas: number, metrics: MetricStatus[] | undefined, rescale: boolean): void {
+    hpa.status = {
+      currentReplicas,
+      desiredReplicas,
+      ...(hpa.status?.lastScaleTime ? { lastScaleTime: hpa.status.lastScaleTime } : {}),
+      ...(metrics && metrics.length > 0 ? { currentMetrics: metrics } : {}),
+      ...(hpa.status?.conditions ? { conditions: hpa.status.conditions } : {}),
+    };
+    if (rescale) hpa.status.lastScaleTime = formatTime(this.clock.now());
+  }
+
+  private async scaleFor(namespace: string, name: string, mappings: RESTMapping[], client: ResourceClientFactory, signal?: AbortSignal) {
+    let first: unknown;
+    for (const m of mappings) {
+      const desc = defineResource({ group: m.resource.group, version: m.resource.version, resource: m.resource.resource, kind: m.groupVersionKind.kind, namespaced: m.namespaced });
+      try {
+        const scale = await client.resource(desc, namespace).getScale(name, { signal });
+        return { scale, desc };
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    throw first ?? new Error("unrecognized resource");
+  }
+
+  /** reconcileAutoscaler: one sync of one HPA. */
+  async reconcileAutoscaler(shared: HorizontalPodAutoscaler, key: string, client: ResourceClientFactory, signal?: AbortSignal): Promise<void> {
+    const hpa = deepCopy(shared);
+    const original = deepCopy(shared.status);
+    const ns = hpa.metadata?.namespace ?? "";
+    const ref = hpa.spec.scaleTargetRef;
+    const reference = `${ref.kind}/${ns}/${ref.name}`;
+    const now = () => this.clock.now();
+    const failGetScale = async (err: unknown, what: string): Promise<never> => {
+      this.recorder.event(hpa, "Warning", "FailedGetScale", errorText(err));
+      setCondition(hpa, ABLE_TO_SCALE, "False", "FailedGetScale", `the HPA controller was unable to get the target's current scale: ${errorText(err)}`, now());
+      await this.updateStatusIfNeeded(original, hpa, client, signal).catch((e: unknown) => this.log.warn({ hpa: key, err: errorText(e) }, "status update failed"));
+      throw new HPASyncError(`${what}: ${errorText(err)}`);
+    };
+
+    let gv: { group: string; version: string };
+    try {
+      gv = parseGroupVersion(ref.apiVersion);
+    } catch (err) {
+      return failGetScale(err, "invalid API version in scale target reference");
+    }
+    let mappings: RESTMapping[];
+    try {
+      mappings = await this.mapper.restMappings({ group: gv.group, kind: ref.kind }, [], signal);
+    } catch (err) {
+      return failGetScale(err, "unable to determine resource for scale target reference");
+    }
+    let got: { scale: Scale; desc: ReturnType<typeof defineResource> };
+    try {
+      got = await this.scaleFor(ns, ref.name, mappings, client, signal);
+    } catch (err) {
+      return failGetScale(err, `failed to query scale subresource for ${reference}`);
+    }
+    const scale = got.scale;
+    setCondition(hpa, ABLE_TO_SCALE, "True", "SucceededGetScale", "the HPA controller was able to get the target's current scale", now());
+    const currentReplicas = scale.spec?.replicas ?? 0;
+    this.memory.recordInitial(key, currentReplicas, now());
+
+    let metricStatuses: MetricStatus[] | undefined;
+    let desiredReplicas = 0;
+    let rescaleReason = "";
+    const minReplicas = hpa.spec.minReplicas ?? 1;
+    let rescale = true;
+    let partialError: unknown;
+
+    if (currentReplicas === 0 && minReplicas !== 0) {
+      // Autoscaling is off for a target scaled to zero.
+      desiredReplicas = 0;
+      rescale = false;
+      setCondition(hpa, SCALING_ACTIVE, "False", "ScalingDisabled", "scaling is disabled since the replica count of the target is zero", now());
+    } else if (currentReplicas > hpa.spec.maxReplicas) {
+      rescaleReason = "Current number of replicas above Spec.MaxReplicas";
+      desiredReplicas = hpa.spec.maxReplicas;
+    } else if (currentReplicas < minReplicas) {
+      rescaleReason = "Current number of replicas below Spec.MinReplicas";
+      desiredReplicas = minReplicas;
+    } else {
+      const computed = await this.computeReplicasForMetrics(hpa, scale, hpa.spec.metrics ?? [], signal);
+      metricStatuses = computed.statuses;
+      if (computed.error && computed.replicas === -1) {
+        this.setStatus(hpa, currentReplicas, hpa.status?.desiredReplicas ?? 0, metricStatuses, false);
+        await this.updateStatusIfNeeded(original, hpa, client, signal).catch((e: unknown) => this.log.warn({ hpa: key, err: errorText(e) }, "status update failed"));
+        this.recorder.event(hpa, "Warning", "FailedComputeMetricsReplicas", errorText(computed.error));
+        throw new HPASyncError(`failed to compute desired number of replicas based on listed metrics for ${reference}: ${errorText(computed.error)}`);
+      }
+      partialError = computed.error;
+      let rescaleMetric = "";
+      if (computed.replicas > desiredReplicas) {
+        desiredReplicas = computed.replicas;
+        rescaleMetric = computed.metric;
+      }
+      if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
+      if (desiredReplicas < currentReplicas) rescaleReason = "All metrics below target";
+      desiredReplicas = hpa.spec.behavior ? this.normalizeWithBehaviors(hpa, key, currentReplicas, desiredReplicas, minReplicas) : this.normalize(hpa, key, currentReplicas, desiredReplicas, minReplicas);
+      rescale = desiredReplicas !== currentReplicas;
+    }
+
+    if (rescale) {
+      const next: Scale = { ...deepCopy(scale), spec: { ...scale.spec, replicas: desiredReplicas } };
+      try {
+        await client.resource(got.desc, ns).updateScale(ref.name, next, { signal });
+      } catch (err) {
+        this.recorder.eventf(hpa, "Warning", "FailedRescale", "New size: %d; reason: %s; error: %s", desiredReplicas, rescaleReason, errorText(err));
+        setCondition(hpa, ABLE_TO_SCALE, "False", "FailedUpdateScale", `the HPA controller was unable to update the target scale: ${errorText(err)}`, now());
+        this.setStatus(hpa, currentReplicas, hpa.status?.desiredReplicas ?? 0, metricStatuses, false);
+        await this.updateStatusIfNeeded(original, hpa, client, signal).catch((e: unknown) => this.log.warn({ hpa: key, err: errorText(e) }, "status update failed"));
+        throw new HPASyncError(`failed to rescale ${reference}: ${errorText(err)}`);
+      }
+      setCondition(hpa, ABLE_TO_SCALE, "True", "SucceededRescale", `the HPA controller was able to update the target scale to ${desiredReplicas}`, now());
+      this.recorder.eventf(hpa, "Normal", "SuccessfulRescale", "New size: %d; reason: %s", desiredReplicas, rescaleReason);
+      this.memory.storeScaleEvent(hpa.spec.behavior, key, currentReplicas, desiredReplicas, now());
+      this.log.info({ hpa: key, currentReplicas, desiredReplicas, reason: rescaleReason }, "Successfully rescaled");
+    } else {
+      desiredReplicas = currentReplicas;
+    }
+    this.setStatus(hpa, currentReplicas, desiredReplicas, metricStatuses, rescale);
+    await this.updateStatusIfNeeded(original, hpa, client, signal);
+    if (partialError) throw new HPASyncError(errorText(partialError));
+  }
+
+  /** normalizeDesiredReplicas: for HPAs without behavior. */
+  private normalize(hpa: HorizontalPodAutoscaler, key: string, currentReplicas: number, prenormalized: number, minReplicas: number): number {
+    const nowMs = this.clock.now();
+    const stabilized = this.memory.stabilize(key, prenormalized, nowMs);
+    if (stabilized !== prenormalized) setCondition(hpa, ABLE_TO_SCALE, "True", "ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation", nowMs);
+    else setCondition(hpa, ABLE_TO_SCALE, "True", "ReadyForNewScale", "recommended size matches current size", nowMs);
+    const limited = convertDesiredReplicasWithRules(currentReplicas, stabilized, minReplicas, hpa.spec.maxReplicas);
+    setCondition(hpa, SCALING_LIMITED, limited.replicas === stabilized ? "False" : "True", limited.reason, limited.message, nowMs);
+    return limited.replicas;
+  }
+
+  /** normalizeDesiredReplicasWithBehaviors. */
+  private normalizeWithBehaviors(hpa: HorizontalPodAutoscaler, key: string, currentReplicas: number, prenormalized: number, minReplicas: number): number {
+    const nowMs = this.clock.now();
+    const arg: NormalizationArg = {
+      key,
+      scaleUp: scaleUpRules(hpa.spec.behavior?.scaleUp),
+      scaleDown: scaleDownRules(hpa.spec.behavior?.scaleDown, this.downscaleWindowMs),
+      minReplicas,
+      maxReplicas: hpa.spec.maxReplicas,
+      currentReplicas,
+      desiredReplicas: prenormalized,
+    };
+    const stabilized = this.memory.stabilizeWithBehaviors(arg, nowMs);
+    if (stabilized.replicas !== prenormalized) setCondition(hpa, ABLE_TO_SCALE, "True", stabilized.reason, stabilized.message, nowMs);
+    else setCondition(hpa, ABLE_TO_SCALE, "True", "ReadyForNewScale", "recommended size matches current size", nowMs);
+    const limited = this.memory.convertWithBehaviorRate({ ...arg, desiredReplicas: stabilized.replicas }, nowMs);
+    setCondition(hpa, SCALING_LIMITED, limited.replicas === stabilized.replicas ? "False" : "True", limited.reason, limited.message, nowMs);
+    return limited.replicas;
+  }
+
+  /**
+   * computeReplicasForMetrics: the largest proposal of the valid metrics. All invalid — or some
+   * invalid while the valid ones would scale down — is an error (replicas -1) with the first
+   * invalid metric's condition.
+   */
+  async computeReplicasForMetrics(hpa: HorizontalPodAutoscaler, scale: Scale, specs: readonly MetricSpec[], signal?: AbortSignal): Promise<{ replicas: number; metric: string; statuses: MetricStatus[]; timestampMs: number; error?: Error }> {
+    const nowMs = this.clock.now();
+    const selectorText = scale.status?.selector ?? "";
+    if (selectorText === "") {
+      const msg = "selector is required";
+      this.recorder.event(hpa, "Warning", "SelectorRequired", msg);
+      setCondition(hpa, SCALING_ACTIVE, "False", "InvalidSelector", "the HPA target's scale is missing a selector", nowMs);
+      return { replicas: -1, metric: "", statuses: [], timestampMs: 0, error: new Error(msg) };
+    }
+    let selector: string;
+    try {
+      selector = parseSelector(selectorText).toString();
+    } catch (err) {
+      const msg = `couldn't convert selector into a corresponding internal selector object: ${errorText(err)}`;
+      this.recorder.event(hpa, "Warning", "InvalidSelector", msg);
+      setCondition(hpa, SCALING_ACTIVE, "False", "InvalidSelector", msg, nowMs);
+      return { replicas: -1, metric: "", statuses: [], timestampMs: 0, error: new Error(msg) };
+    }
+    const specReplicas = scale.spec?.replicas ?? 0;
+    const statusReplicas = scale.status?.replicas ?? 0;
+    const statuses: MetricStatus[] = [];
+    let replicas = 0;
+    let metric = "";
+    let timestampMs = 0;
+    let invalid = 0;
+    let firstError: MetricError | undefined;
+    for (const spec of specs) {
+      try {
+        const p = await this.computeReplicasForMetric(hpa, spec, specReplicas, statusReplicas, selector, signal);
+        statuses.push(p.status);
+        if (replicas === 0 || p.replicas > replicas) {
+          replicas = p.replicas;
+          metric = p.metric;
+          timestampMs = p.timestampMs;
+        }
+      } catch (err) {
+        const me = err instanceof MetricError ? err : new MetricError(errorText(err), "FailedGetMetric", `the HPA was unable to compute the replica count: ${errorText(err)}`);
+        statuses.push({ type: "" });
+        if (invalid === 0) firstError = me;
+        invalid++;
+      }
+    }
+    if (invalid >= specs.length || (invalid > 0 && replicas < specReplicas)) {
+      if (firstError) {
+        setCondition(hpa, SCALING_ACTIVE, "False", firstError.reason, firstError.conditionMessage, nowMs);
+        return { replicas: -1, metric: "", statuses, timestampMs: 0, error: new Error(`invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${firstError.message}`) };
+      }
+      return { replicas: -1, metric: "", statuses, timestampMs: 0, error: new Error("no metrics to compute the replica count from") };
+    }
+    setCondition(hpa, SCALING_ACTIVE, "True", "ValidMetricFound", `the HPA was able to successfully calculate a replica count from ${metric}`, nowMs);
+    return { replicas, metric, statuses, timestampMs, ...(firstError ? { error: new Error(`invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${firstError.message}`) } : {}) };
+  }
+
+  /** getUnableComputeReplicaCountCondition: a Warning event with the reason, and the ScalingActive False condition it proposes. */
+  private unable(hpa: HorizontalPodAutoscaler, reason: string, err: unknown, wrapped: string): MetricError {
+    this.recorder.event(hpa, "Warning", reason, errorText(err));
+    return new MetricError(wrapped, reason, `the HPA was unable to compute the replica count: ${errorText(err)}`);
+  }
+
+  private metricSelector(hpa: HorizontalPodAutoscaler, sel: LabelSelector | undefined, reason: string, wrap: string): string {
+    try {
+      return labelSelectorAsSelector(sel ?? null).toString();
+    } catch (err) {
+      throw this.unable(hpa, reason, err, `${wrap}: ${errorText(err)}`);
+    }
+  }
+
+  private async computeReplicasForMetric(hpa: HorizontalPodAutoscaler, spec: MetricSpec, specReplicas: number, statusReplicas: number, selector: string, signal?: AbortSignal): Promise<MetricProposal> {
+    const ns = hpa.metadata?.namespace ?? "";
+    const tol = this.tolerances(hpa);
+    switch (spec.type) {
+      case "Resource": {
+        const r = spec.resource;
+        const name = r?.name ?? "";
+        const wrap = `failed to get ${name} resource metric value`;
+        try {
+          const p = await this.resourceProposal(specReplicas, r?.target, name, ns, "", selector, tol, signal);
+          return { ...p, status: { type: "Resource", resource: { name, current: p.current } } };
+        } catch (err) {
+          throw this.unable(hpa, "FailedGetResourceMetric", err, `${wrap}: ${errorText(err)}`);
+        }
+      }
+      case "ContainerResource": {
+        const r = spec.containerResource;
+        const name = r?.name ?? "";
+        const container = r?.container ?? "";
+        try {
+          const p = await this.resourceProposal(specReplicas, r?.target, name, ns, container, selector, tol, signal);
+          return { ...p, status: { type: "ContainerResource", containerResource: { name, container, current: p.current } } };
+        } catch (err) {
+          throw this.unable(hpa, "FailedGetContainerResourceMetric", err, `failed to get ${name} container metric value: ${errorText(err)}`);
+        }
+      }
+      case "Pods": {
+        const m = spec.pods!;
+        const wrap = "failed to get pods metric value";
+        const metricSelector = this.metricSelector(hpa, m.metric.selector, "FailedGetPodsMetric", wrap);
+        try {
+          const target = quantityMilliValue(m.target.averageValue ?? "") ?? 0;
+          const p = await this.calc.getMetricReplicas(specReplicas, target, m.metric.name, tol, ns, selector, metricSelector, signal);
+          return {
+            replicas: p.replicas,
+            metric: `pods metric ${m.metric.name}`,
+            timestampMs: p.timestampMs,
+            status: { type: "Pods", pods: { metric: { name: m.metric.name, ...(m.metric.selector ? { selector: m.metric.selector } : {}) }, current: { averageValue: milliQuantity(p.usage) } } },
+          };
+        } catch (err) {
+          throw this.unable(hpa, "FailedGetPodsMetric", err, `${wrap}: ${errorText(err)}`);
+        }
+      }
+      case "Object": {
+        const m = spec.object!;
+        const wrap = "failed to get object metric value";
+        const metricSelector = this.metricSelector(hpa, m.metric.selector, "FailedGetObjectMetric", wrap);
+        try {
+          return await this.objectProposal(specReplicas, statusReplicas, m.target, m.metric.name, m.describedObject, m.metric.selector, tol, ns, selector, metricSelector, signal);
+        } catch (err) {
+          throw this.unable(hpa, "FailedGetObjectMetric", err, `${wrap}: ${errorText(err)}`);
+        }
+      }
+      case "External": {
+        const m = spec.external!;
+        const wrap = `failed to get ${m.metric.name} external metric value`;
+        const metricSelector = this.metricSelector(hpa, m.metric.selector, "FailedGetExternalMetric", wrap);
+        try {
+          const t = m.target;
+          let perPod: boolean;
+          let target: number;
+          if (t.averageValue !== undefined) {
+            perPod = true;
+            target = quantityMilliValue(t.averageValue) ?? 0;
+          } else if (t.value !== undefined) {
+            perPod = false;
+            target = quantityMilliValue(t.value) ?? 0;
+          } else {
+            throw new Error("invalid external metric source: neither a value target nor an average value target was set");
+          }
+          const p = await this.calc.getExternalMetricReplicas(perPod ? statusReplicas : specReplicas, target, perPod, m.metric.name, tol, ns, metricSelector, selector, signal);
+          const metricId = { name: m.metric.name, ...(m.metric.selector ? { selector: m.metric.selector } : {}) };
+          return {
+            replicas: p.replicas,
+            metric: `external metric ${m.metric.name}(${JSON.stringify(m.metric.selector ?? null)})`,
+            timestampMs: p.timestampMs,
+            status: { type: "External", external: { metric: metricId, current: perPod ? { averageValue: milliQuantity(p.usage) } : { value: milliQuantity(p.usage) } } },
+          };
+        } catch (err) {
+          throw this.unable(hpa, "FailedGetExternalMetric", err, `${wrap}: ${errorText(err)}`);
+        }
+      }
+      default: {
+        const err = new Error(`unknown metric source type ${JSON.stringify(spec.type)}`);
+        throw this.unable(hpa, "InvalidMetricSourceType", err, err.message);
+      }
+    }
+  }
+
+  /** computeStatusForResourceMetricGeneric: AverageValue, else AverageUtilization. */
+  private async resourceProposal(specReplicas: number, target: MetricTarget | undefined, name: string, ns: string, container: string, selector: string, tol: Tolerances, signal?: AbortSignal) {
+    const kind = container ? "container resource" : "resource";
+    if (target?.averageValue !== undefined) {
+      let p;
+      try {
+        p = await this.calc.getRawResourceReplicas(specReplicas, quantityMilliValue(target.averageValue) ?? 0, name, tol, ns, selector, container, signal);
+      } catch (err) {
+        throw new Error(`failed to get ${name} usage: ${errorText(err)}`);
+      }
+      return { replicas: p.replicas, metric: `${name} ${kind}`, timestampMs: p.timestampMs, current: { averageValue: milliQuantity(p.usage) } };
+    }
+    if (target?.averageUtilization === undefined) throw new Error("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set");
+    let p;
+    try {
+      p = await this.calc.getResourceReplicas(specReplicas, target.averageUtilization, name, tol, ns, selector, container, signal);
+    } catch (err) {
+      throw new Error(`failed to get ${name} utilization: ${errorText(err)}`);
+    }
+    return {
+      replicas: p.replicas,
+      metric: `${name} ${kind} utilization (percentage of request)`,
+      timestampMs: p.timestampMs,
+      current: { averageUtilization: p.utilization, averageValue: milliQuantity(p.rawUtilization) },
+    };
+  }
+
+  /** computeStatusForObjectMetric: Value or AverageValue. */
+  private async objectProposal(
+    specReplicas: number,
+    statusReplicas: number,
+    target: MetricTarget,
+    metricName: string,
+    described: CrossVersionObjectReference,
+    rawSelector: LabelSelector | undefined,
+    tol: Tolerances,
+    ns: string,
+    selector: string,
+    metricSelector: string,
+    signal?: AbortSignal,
+  ): Promise<MetricProposal> {
+    const metricId = { name: metricName, ...(rawSelector ? { selector: rawSelector } : {}) };
+    if (target.type === "Value" && target.value !== undefined) {
+      const p = await this.calc.getObjectMetricReplicas(specReplicas, quantityMilliValue(target.value) ?? 0, metricName, tol, ns, described, selector, metricSelector, signal);
+      return { replicas: p.replicas, metric: `${described.kind} metric ${metricName}`, timestampMs: p.timestampMs, status: { type: "Object", object: { describedObject: described, metric: metricId, current: { value: milliQuantity(p.usage) } } } };
+    }
+    if (target.type === "AverageValue" && target.averageValue !== undefined) {
+      const p = await this.calc.getObjectPerPodMetricReplicas(statusReplicas, quantityMilliValue(target.averageValue) ?? 0, metricName, tol, ns, described, metricSelector, signal);
+      return { replicas: p.replicas, metric: `${metricName} metric ${described.kind}`, timestampMs: p.timestampMs, status: { type: "Object", object: { describedObject: described, metric: metricId, current: { averageValue: milliQuantity(p.usage) } } } };
+    }
+    throw new Error("invalid object metric source: neither a value target nor an average value target was set");
+  }
+}
