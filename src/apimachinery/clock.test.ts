@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { AbortError, FakeClock, RealClock } from "./clock.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AbortError, FakeClock, RealClock, turnClock } from "./clock.js";
 
 describe("FakeClock", () => {
   it("fires due timers in deadline order, with now() at each deadline", () => {
@@ -117,5 +118,26 @@ describe("sleep on a shared signal", () => {
     const out = await Promise.all(sleeps);
     expect(out.filter((o) => o === "woke")).toHaveLength(1);
     expect(out.filter((o) => o === "aborted")).toHaveLength(49);
+  });
+});
+
+describe("turnClock", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("reads Date.now() once per event-loop turn", async () => {
+    await nextTurn(); // start from a fresh turn
+    let t = 1000;
+    const now = vi.spyOn(Date, "now").mockImplementation(() => t);
+    expect(turnClock.now()).toBe(1000);
+    t = 1500;
+    expect(turnClock.now()).toBe(1000); // same turn: the cached reading
+    await Promise.resolve(); // a microtask is still the same turn
+    expect(turnClock.now()).toBe(1000);
+    expect(now).toHaveBeenCalledTimes(1);
+    await nextTurn();
+    expect(turnClock.now()).toBe(1500);
+    expect(now).toHaveBeenCalledTimes(2);
   });
 });

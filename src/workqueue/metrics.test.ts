@@ -100,6 +100,28 @@ describe("queue metrics (upstream metrics_test.go)", () => {
     q.shutDown();
   });
 
+  it("an item re-added while processing and handed straight to a waiting worker: latency from its re-add", async () => {
+    const clock = new FakeClock(0);
+    const { provider, m } = testProvider();
+    const q = new Queue<string>({ name: "test", clock, metricsProvider: provider });
+    q.add("foo");
+    await q.get();
+    clock.step(10);
+    q.add("foo"); // dirty while processing
+    const waiting = q.get(); // a second worker waits: done() hands "foo" straight to it
+    clock.step(30);
+    q.done("foo");
+    expect((await waiting).item).toBe("foo");
+    expect(m.latency.observed).toEqual([0, 0.03]);
+    expect(m.duration.observed).toEqual([0.04]);
+    expect(m.adds.gaugeValue()).toBe(2);
+    expect(m.depth.gaugeValue()).toBe(0);
+    clock.step(5);
+    q.done("foo");
+    expect(m.duration.observed).toEqual([0.04, 0.005]);
+    q.shutDown();
+  });
+
   it("TestMetricShutdown: no unfinished-work updates after shutdown", () => {
     const clock = new FakeClock(0);
     const { provider, m } = testProvider();
@@ -211,6 +233,28 @@ describe("PrometheusMetricsProvider", () => {
 
     qa.shutDown();
     qb.shutDown();
+  });
+
+  it("without a clock, records through turnClock: the same metrics, timed once per event-loop turn", async () => {
+    const registry = new Registry();
+    const q = new Queue<string>({ name: "turn", metricsProvider: new PrometheusMetricsProvider(registry) });
+    q.add("a");
+    q.add("b");
+    const a = await q.get();
+    q.done(a.item!);
+    // Added, handed out and done within one turn: each duration reads as 0 (clock.ts, turnClock).
+    expect(await sample(registry, "workqueue_adds_total", "turn")).toBe(2);
+    expect(await sample(registry, "workqueue_depth", "turn")).toBe(1);
+    expect(await sample(registry, "workqueue_queue_duration_seconds_count", "turn")).toBe(1);
+    expect(await sample(registry, "workqueue_queue_duration_seconds_sum", "turn")).toBe(0);
+    expect(await sample(registry, "workqueue_work_duration_seconds_count", "turn")).toBe(1);
+    expect(await sample(registry, "workqueue_work_duration_seconds_sum", "turn")).toBe(0);
+    const b = await q.get();
+    expect(b.item).toBe("b");
+    expect(await sample(registry, "workqueue_unfinished_work_seconds", "turn")).toBeGreaterThanOrEqual(0);
+    q.done(b.item!);
+    expect(await sample(registry, "workqueue_unfinished_work_seconds", "turn")).toBe(0);
+    q.shutDown();
   });
 
   it("uses upstream's buckets, 1e-6 s to 1000 s by decades", () => {

@@ -8,7 +8,6 @@
 import { register as globalRegistry } from "prom-client";
 import type { Registry } from "prom-client";
 import { CounterVec, GaugeVec, HistogramVec } from "../apimachinery/metricvec.js";
-import type { Clock } from "../apimachinery/clock.js";
 
 /** A value that goes up and down by one (workqueue_depth). */
 export interface GaugeMetric {
@@ -70,14 +69,26 @@ export const noopMetricsProvider: WorkqueueMetricsProvider = Object.freeze({
 /** How often the unfinished-work gauges are recomputed when the provider has no `onCollect`. */
 export const defaultUnfinishedWorkUpdatePeriodMs = 500;
 
-/** The per-queue bookkeeping behind the metrics; keys are item keys (see key.ts). */
+/**
+ * The metrics of one queue, fed by the queue itself. The queue keeps the times (when each waiting
+ * item was added, when each item in processing was handed out) in its own per-item state, so a
+ * metrics update is plain arithmetic: no map of its own, no clock read of its own (upstream keeps
+ * two maps keyed by item; here they would double the queue's per-item bookkeeping).
+ */
 export interface QueueMetrics {
   /** false for the no-op implementation: the queue then skips the periodic update entirely. */
   readonly enabled: boolean;
-  add(key: unknown): void;
-  get(key: unknown): void;
-  done(key: unknown): void;
-  updateUnfinishedWork(): void;
+  /** An item became dirty (workqueue_adds_total, workqueue_depth). */
+  add(): void;
+  /** An item was handed out `queuedMs` after it was added (workqueue_depth, workqueue_queue_duration_seconds). */
+  get(queuedMs: number): void;
+  /** An item was marked done `workMs` after it was handed out (workqueue_work_duration_seconds). */
+  done(workMs: number): void;
+  /**
+   * Sets the two unfinished-work gauges from the times (clock milliseconds) at which the items
+   * being processed were handed out, as seen at `now`.
+   */
+  updateUnfinishedWork(now: number, processingSince: Iterable<number>): void;
 }
 
 const noQueueMetrics: QueueMetrics = {
@@ -88,20 +99,11 @@ const noQueueMetrics: QueueMetrics = {
   updateUnfinishedWork() {},
 };
 
-/**
- * Bookkeeping for one named queue.
- *
- * Invariants: `addTimes` holds, for each item that is dirty and has not been handed out since it
- * became dirty, the time it first became dirty; `processingStartTimes` holds, for each item being
- * processed, the time it was handed out. Both are keyed by item key.
- */
+/** The metrics of one named queue: the provider's seven metrics, updated in place. */
 class DefaultQueueMetrics implements QueueMetrics {
   readonly enabled = true;
-  private readonly addTimes = new Map<unknown, number>();
-  private readonly processingStartTimes = new Map<unknown, number>();
 
   constructor(
-    private readonly clock: Clock,
     private readonly depth: GaugeMetric,
     private readonly adds: CounterMetric,
     private readonly latency: HistogramMetric,
@@ -110,36 +112,24 @@ class DefaultQueueMetrics implements QueueMetrics {
     private readonly longestRunningProcessor: SettableGaugeMetric,
   ) {}
 
-  add(key: unknown): void {
+  add(): void {
     this.adds.inc();
     this.depth.inc();
-    if (!this.addTimes.has(key)) this.addTimes.set(key, this.clock.now());
   }
 
-  get(key: unknown): void {
-    const now = this.clock.now();
+  get(queuedMs: number): void {
     this.depth.dec();
-    this.processingStartTimes.set(key, now);
-    const added = this.addTimes.get(key);
-    if (added !== undefined) {
-      this.latency.observe((now - added) / 1000);
-      this.addTimes.delete(key);
-    }
+    this.latency.observe(queuedMs / 1000);
   }
 
-  done(key: unknown): void {
-    const started = this.processingStartTimes.get(key);
-    if (started !== undefined) {
-      this.workDuration.observe((this.clock.now() - started) / 1000);
-      this.processingStartTimes.delete(key);
-    }
+  done(workMs: number): void {
+    this.workDuration.observe(workMs / 1000);
   }
 
-  updateUnfinishedWork(): void {
-    const now = this.clock.now();
+  updateUnfinishedWork(now: number, processingSince: Iterable<number>): void {
     let total = 0;
     let oldest = 0;
-    for (const started of this.processingStartTimes.values()) {
+    for (const started of processingSince) {
       const age = (now - started) / 1000;
       total += age;
       if (age > oldest) oldest = age;
@@ -150,10 +140,9 @@ class DefaultQueueMetrics implements QueueMetrics {
 }
 
 /** The metrics of a queue: none when unnamed or when the provider is the no-op one (upstream). */
-export function newQueueMetrics(provider: WorkqueueMetricsProvider, name: string, clock: Clock): QueueMetrics {
+export function newQueueMetrics(provider: WorkqueueMetricsProvider, name: string): QueueMetrics {
   if (name === "" || provider === noopMetricsProvider) return noQueueMetrics;
   return new DefaultQueueMetrics(
-    clock,
     provider.newDepthMetric(name),
     provider.newAddsMetric(name),
     provider.newLatencyMetric(name),

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FakeClock, flushMicrotasks } from "../apimachinery/clock.js";
 import { ObjectName } from "../apimachinery/objectname.js";
+import { StampedFifo } from "./fifo.js";
 import { Queue } from "./queue.js";
 import type { GetResult } from "./queue.js";
 
@@ -420,5 +421,24 @@ describe("Queue with concurrent async workers", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("StampedFifo", () => {
+  it("keeps each element's stamp through growth and wrap-around", () => {
+    const f = new StampedFifo<string>(4);
+    const out: Array<[string | undefined, number]> = [];
+    for (let i = 0; i < 3; i++) f.push(`a${i}`, i);
+    out.push([f.shift(), f.shiftedStamp], [f.shift(), f.shiftedStamp]); // head moves: the next pushes wrap
+    for (let i = 3; i < 12; i++) f.push(`a${i}`, i * 10); // grows twice
+    expect(f.length).toBe(10);
+    while (f.length > 0) out.push([f.shift(), f.shiftedStamp]);
+    expect(out).toEqual([
+      ["a0", 0],
+      ["a1", 1],
+      ["a2", 2],
+      ...Array.from({ length: 9 }, (_, k) => [`a${k + 3}`, (k + 3) * 10]),
+    ]);
+    expect(f.shift()).toBeUndefined();
   });
 });

@@ -15,9 +15,9 @@
  * `ObjectName` and other objects with their own `toString()` by `String(item)`, and plain objects
  * by reference.
  */
-import { abortReason, realClock } from "../apimachinery/clock.js";
+import { abortReason, realClock, turnClock } from "../apimachinery/clock.js";
 import type { Clock, Timer } from "../apimachinery/clock.js";
-import { Fifo } from "./fifo.js";
+import { Fifo, StampedFifo } from "./fifo.js";
 import { defaultKeyOf } from "./key.js";
 import type { KeyFunc } from "./key.js";
 import { defaultUnfinishedWorkUpdatePeriodMs, newQueueMetrics, noopMetricsProvider } from "./metrics.js";
@@ -29,7 +29,11 @@ export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shu
 export interface QueueOptions<T> {
   /** The queue's name: the `name` label of its metrics. Unnamed queues record no metrics. */
   name?: string;
-  /** The time source for metrics and delays; defaults to the real clock. */
+  /**
+   * The time source for metrics and delays; defaults to the real clock. When omitted, the metrics
+   * read it through `turnClock` (at most once per event-loop turn; see clock.ts for the
+   * trade-off): a given clock is read as it is, on every add, hand-out and done.
+   */
   clock?: Clock;
   /** Where metrics go; defaults to the no-op provider. */
   metricsProvider?: WorkqueueMetricsProvider;
@@ -59,6 +63,8 @@ const SHUTDOWN_RESULT: GetResult<never> = Object.freeze({ item: undefined, shutd
 export class Queue<T> {
   readonly name: string;
   protected readonly clock: Clock;
+  /** The metrics' time source: `clock` when given, else `turnClock`. */
+  private readonly metricsClock: Clock;
   protected readonly keyOf: KeyFunc<T>;
   protected readonly metrics: QueueMetrics;
   /** `metrics.enabled`, read once: the hot path skips the no-op calls. */
@@ -66,16 +72,23 @@ export class Queue<T> {
 
   // State. Invariants (client-go's, plus the async hand-off):
   // - `queue` is the order in which items will be handed out. Every element of `queue` has its key
-  //   in `dirty` and not in `processing`, and no key appears in `queue` twice.
+  //   in `dirty` and not in `processing`, and no key appears in `queue` twice. Its stamp is the
+  //   clock time at which the item became dirty (0 when metrics are off).
   // - `dirty` maps the key of every item that needs processing to the item to hand out. A key may
   //   be in `dirty` and `processing` at once: it was re-added while being processed and is not in
   //   `queue`; `done` moves it to `queue`.
-  // - `processing` holds the keys of the items handed out whose `done` has not been called.
+  // - `processing` maps the keys of the items handed out whose `done` has not been called to the
+  //   clock time at which they were handed out (0 when metrics are off).
+  // - `reAddedAt` (metrics on only) maps each key that is in both `dirty` and `processing` to the
+  //   time it became dirty again; `done` moves that time to the item's stamp in `queue`.
   // - `getters` holds workers waiting in `get()`; it has an active entry only while `queue` is empty
   //   and the phase is `running` (an item is handed straight to the oldest getter when added).
-  private readonly queue = new Fifo<T>();
+  // These times are the metrics' bookkeeping (upstream keeps them in two maps of its own); the
+  // metrics clock is read once per add, hand-out and done, and only when metrics are on.
+  private readonly queue = new StampedFifo<T>();
   private readonly dirty = new Map<unknown, T>();
-  private readonly processing = new Set<unknown>();
+  private readonly processing = new Map<unknown, number>();
+  private readonly reAddedAt = new Map<unknown, number>();
   private getters = new Fifo<Getter<T>>();
   /** How many entries of `getters` are inactive (aborted); they are dropped when they pile up. */
   private abortedGetters = 0;
@@ -88,9 +101,10 @@ export class Queue<T> {
   constructor(options: QueueOptions<T> = {}) {
     this.name = options.name ?? "";
     this.clock = options.clock ?? realClock;
+    this.metricsClock = options.clock ?? turnClock;
     this.keyOf = options.keyOf ?? (defaultKeyOf as KeyFunc<T>);
     const provider = options.metricsProvider ?? noopMetricsProvider;
-    this.metrics = newQueueMetrics(provider, this.name, this.clock);
+    this.metrics = newQueueMetrics(provider, this.name);
     this.metricsOn = this.metrics.enabled;
     if (this.metricsOn) this.startUnfinishedWorkUpdates(provider);
   }
@@ -101,10 +115,19 @@ export class Queue<T> {
     const key = this.keyOf(item);
     // Already waiting (or re-added while processing): nothing to do, upstream's Touch is a no-op.
     if (this.dirty.has(key)) return;
-    if (this.metricsOn) this.metrics.add(key);
     this.dirty.set(key, item);
-    if (this.processing.has(key)) return; // requeued by done()
-    this.enqueue(item);
+    if (!this.metricsOn) {
+      if (this.processing.has(key)) return; // requeued by done()
+      this.enqueue(item, 0, 0);
+      return;
+    }
+    this.metrics.add();
+    const now = this.metricsClock.now();
+    if (this.processing.has(key)) {
+      this.reAddedAt.set(key, now); // requeued by done()
+      return;
+    }
+    this.enqueue(item, now, now);
   }
 
   /** Items waiting to be handed out (not those being processed). Informational only. */
@@ -118,7 +141,7 @@ export class Queue<T> {
    * the worker should then stop. Rejects with the signal's reason when `signal` aborts first.
    */
   get(signal?: AbortSignal): Promise<GetResult<T>> {
-    if (this.queue.length > 0) return Promise.resolve({ item: this.take(), shutdown: false });
+    if (this.queue.length > 0) return Promise.resolve({ item: this.take(this.metricsOn ? this.metricsClock.now() : 0), shutdown: false });
     if (this.phase !== "running") return Promise.resolve(SHUTDOWN_RESULT);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<GetResult<T>>((resolve, reject) => {
@@ -144,9 +167,21 @@ export class Queue<T> {
    */
   done(item: T): void {
     const key = this.keyOf(item);
-    if (!this.processing.delete(key)) return;
-    if (this.metricsOn) this.metrics.done(key);
-    if (this.dirty.has(key)) this.enqueue(this.dirty.get(key) as T);
+    if (!this.metricsOn) {
+      if (!this.processing.delete(key)) return;
+      if (this.dirty.has(key)) this.enqueue(this.dirty.get(key) as T, 0, 0);
+    } else {
+      const started = this.processing.get(key);
+      if (started === undefined) return;
+      this.processing.delete(key);
+      const now = this.metricsClock.now();
+      this.metrics.done(now - started);
+      if (this.dirty.has(key)) {
+        const addedAt = this.reAddedAt.get(key) ?? now;
+        this.reAddedAt.delete(key);
+        this.enqueue(this.dirty.get(key) as T, addedAt, now);
+      }
+    }
     // Upstream's drain waits for the processing set alone, requeued items included.
     if (this.processing.size === 0) this.resolveDrainWaiters();
   }
@@ -191,9 +226,12 @@ export class Queue<T> {
     this.stopUnfinishedWorkUpdates = () => {};
   }
 
-  /** Puts an item (already in `dirty`, not in `processing`) on the queue, or straight to a getter. */
-  private enqueue(item: T): void {
-    this.queue.push(item);
+  /**
+   * Puts an item (already in `dirty`, not in `processing`) on the queue, or straight to a getter;
+   * `addedAt` is when it became dirty, `now` the current time (both 0 when metrics are off).
+   */
+  private enqueue(item: T, addedAt: number, now: number): void {
+    this.queue.push(item, addedAt);
     while (this.getters.length > 0) {
       const g = this.getters.shift()!;
       if (!g.active) {
@@ -202,17 +240,17 @@ export class Queue<T> {
       }
       g.active = false;
       if (g.signal && g.onAbort) g.signal.removeEventListener("abort", g.onAbort);
-      g.resolve({ item: this.take(), shutdown: false });
+      g.resolve({ item: this.take(now), shutdown: false });
       return;
     }
   }
 
-  /** Hands out the head of the queue: it moves from dirty to processing. */
-  private take(): T {
+  /** Hands out the head of the queue at `now` (0 when metrics are off): it moves from dirty to processing. */
+  private take(now: number): T {
     const item = this.queue.shift() as T;
     const key = this.keyOf(item);
-    if (this.metricsOn) this.metrics.get(key);
-    this.processing.add(key);
+    if (this.metricsOn) this.metrics.get(now - this.queue.shiftedStamp);
+    this.processing.set(key, now);
     this.dirty.delete(key);
     return item;
   }
@@ -244,7 +282,7 @@ export class Queue<T> {
   }
 
   private startUnfinishedWorkUpdates(provider: WorkqueueMetricsProvider): void {
-    const update = () => this.metrics.updateUnfinishedWork();
+    const update = () => this.metrics.updateUnfinishedWork(this.metricsClock.now(), this.processing.values());
     if (provider.onCollect) {
       this.stopUnfinishedWorkUpdates = provider.onCollect(update);
       return;

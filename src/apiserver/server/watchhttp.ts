@@ -82,9 +82,24 @@ export async function serveWatch(
   const sent = env.watchEvents?.(store.gr.group, store.strategy.names.version, store.gr.resource);
   res.writeHead(200, { "Content-Type": watchContentType(rep), "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
+  // Events that are ready together (a watch-list's initial events, a burst of writes) go out in
+  // one socket write: the response is corked at the first of them and uncorked once the
+  // microtasks that produce them have run, instead of one write — and one HTTP chunk for the
+  // client to receive — per event. Backpressure still holds: a full buffer makes write() return
+  // false, and the uncork that follows flushes it.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   try {
     for await (const ev of events) {
       if (ac.signal.aborted) break;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
       const ok = res.write(encode(env, store, ev, rep, include));
       sent?.inc();
       if (!ok) {
