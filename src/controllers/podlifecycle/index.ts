@@ -30,3 +30,4 @@ export { simulatedContainerLog } from "./logs.js";
 export type { SimulatedLogLine } from "./logs.js";
 export { interpretScript, containerScript } from "./programs.js";
 export type { ScriptContext, OutputLine } from "./programs.js";
+export { PROBE_ANNOTATION_PREFIX, PROBE_DEFAULTS, InvalidProbeAnnotationError } from "./probes.js";

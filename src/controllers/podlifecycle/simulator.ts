@@ -5,8 +5,10 @@
  * It keeps `nodes` fake nodes registered and healthy, binds pending pods to the least loaded node
  * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault) —
  * or, for pods whose containers finish (programs.ts: `sh -c "exit 1"`, `sleep N`, the
- * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations), through init containers, runs,
- * exits, restarts with the kubelet's back-off and a Succeeded/Failed phase (workload.ts) — and
+ * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations) and pods with probes (probes.ts),
+ * sidecars or an active deadline, through the container state machine (workload.ts): init
+ * containers and sidecars, runs, probes, kills, exits, restarts with the kubelet's back-off and a
+ * Succeeded/Failed phase — and
  * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
  * has passed, scaled by `speedFactor`).
  *
@@ -85,6 +87,7 @@ import {
   runningStatus,
   unschedulableStatus,
 } from "./podstatus.js";
+import { podHasProbes } from "./probes.js";
 import { podPrograms, type PodPrograms } from "./programs.js";
 import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
 import { claimNames, podVolumes, selectNode } from "./volumebinding.js";
@@ -480,7 +483,9 @@ export class PodLifecycleSimulator {
     const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
     if (stage === "Terminal") return {};
     if (stage !== "Unscheduled" && fault.kind === "none") {
-      const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"));
+      // Probes, sidecars and active deadlines live in the container state machine (workload.ts).
+      const modelled = podHasProbes(pod) || pod.spec?.activeDeadlineSeconds !== undefined;
+      const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"), modelled);
       if (programs) return this.runWorkload(client, key, pod, node!, programs);
     }
     const since = this.since(key, uid, stage);
@@ -559,10 +564,14 @@ export class PodLifecycleSimulator {
     }
     let times = this.containerTimes.get(key);
     if (!times) this.containerTimes.set(key, (times = new Map()));
-    const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times);
+    const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times, {
+      speedFactor: this.speedFactor,
+      onInvalidProbe: (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid probe annotation"),
+    });
     const r = await this.writeStatus(client, key, pod, step.status);
     // writeStatus marks the pod pending exactly when it wrote.
-    if (this.pendingRV.has(key)) for (const e of step.events) this.event(pod, e.type, e.reason, e.message);
+    const wrote = this.pendingRV.has(key);
+    for (const e of step.events) if (wrote || e.always) this.event(pod, e.type, e.reason, e.message);
     if (step.dueMs !== undefined && !this.pendingRV.has(key)) return { requeueAfterMs: Math.max(0, step.dueMs - now) };
     return r;
   }
