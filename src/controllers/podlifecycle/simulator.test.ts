@@ -367,6 +367,54 @@ describe("graceful deletion", () => {
   });
 });
 
+describe("graceful deletion of pods whose containers stop by themselves", () => {
+  /** Marks the pod terminating as the API server does (deletionTimestamp + grace), bypassing the fake's delete. */
+  function markDeleted(h: ReturnType<typeof setup>, name: string, grace = 30) {
+    const pod = h.client.tracker.get(builtin.pods, "default", name);
+    h.client.tracker.delete(builtin.pods, "default", name);
+    h.client.tracker.create(builtin.pods, "default", {
+      ...pod,
+      metadata: { ...pod.metadata, resourceVersion: undefined, deletionTimestamp: new Date(h.clock.now() + grace * 1000).toISOString(), deletionGracePeriodSeconds: grace },
+    });
+    h.refresh();
+  }
+  const cases: Array<{ name: string; command: string[]; runFirstMs: number; wantDueMs: number }> = [
+    { name: "a program that ends within the grace period: the pod goes when it ends", command: ["sleep", "5"], runFirstMs: 4_000, wantDueMs: 1_000 },
+    { name: "a program that would end after the grace period: the grace period", command: ["sleep", "60"], runFirstMs: 1_000, wantDueMs: 3_000 },
+    { name: "a program that runs forever: the grace period", command: ["sleep", "infinity"], runFirstMs: 1_000, wantDueMs: 3_000 },
+  ];
+  it.each(cases)("$name", async (t) => {
+    const h = setup({ speedFactor: 0.1 });
+    await h.registerNodes();
+    const p = newPod("p", { image: "busybox" });
+    p.spec!.containers[0].command = t.command;
+    h.addPod(p);
+    await h.settle("default/p");
+    await h.settle("default/p");
+    expect(h.getPod("p").status?.containerStatuses?.[0].state?.running).toBeDefined();
+    h.clock.step(t.runFirstMs);
+    markDeleted(h, "p");
+    expect(await h.step("default/p")).toEqual({ requeueAfterMs: t.wantDueMs });
+    h.clock.step(t.wantDueMs);
+    await h.step("default/p");
+    expect(h.client.tracker.list(builtin.pods, "default")).toEqual([]);
+  });
+
+  it("a pod that finished goes at once", async () => {
+    const h = setup({ speedFactor: 0.1 });
+    await h.registerNodes();
+    const p = newPod("done", { image: "busybox" });
+    p.spec!.restartPolicy = "Never";
+    p.spec!.containers[0].command = ["true"];
+    h.addPod(p);
+    for (let i = 0; i < 5; i++) await h.settle("default/done");
+    expect(h.getPod("done").status?.phase).toBe("Succeeded");
+    markDeleted(h, "done");
+    await h.step("default/done");
+    expect(h.client.tracker.list(builtin.pods, "default")).toEqual([]);
+  });
+});
+
 describe("running on the manager", () => {
   it("with heartbeats off, writes nothing once pods are running", async () => {
     const f = new ControllerFixture({ clock: new FakeClock() });

@@ -708,18 +708,23 @@ export class PodLifecycleSimulator {
 
   /**
    * Graceful deletion: once deletionGracePeriodSeconds (else spec.terminationGracePeriodSeconds,
-   * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp, the pod
-   * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once.
+   * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp — or
+   * sooner, once every container has stopped by itself (containersStopBy: finished pods at
+   * once) — the pod is deleted with grace 0 and a UID precondition. Pods never placed anywhere
+   * go at once.
    */
   private async terminate(key: string, pod: Pod, node: string | undefined, client: ResourceClientFactory): Promise<ReconcileResult> {
     if (node === undefined && !this.scheduleEnabled) return {};
     const uid = pod.metadata?.uid ?? "";
     const since = this.since(key, uid, "Terminating");
     const grace = node === undefined ? 0 : (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
-    const due = since + grace * 1000 * this.speedFactor;
+    // The containers get SIGTERM, which simulated programs ignore: the pod goes when the grace
+    // period is over, or sooner when every container has stopped by itself by then.
+    const due = Math.min(since + grace * 1000 * this.speedFactor, this.containersStopBy(key, pod) ?? Infinity);
     const now = this.clock.now();
     if (now < due) return { requeueAfterMs: due - now };
-    if (node !== undefined) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    const finished = pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+    if (node !== undefined && !finished) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
     try {
       await this.podsClient(pod.metadata?.namespace ?? "", client).delete(pod.metadata?.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
@@ -727,6 +732,31 @@ export class PodLifecycleSimulator {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }
     return {};
+  }
+
+  /**
+   * When every container of the pod will have stopped by itself (its program ended, or it is not
+   * running: terminated, or waiting to start or restart), if they all will; undefined when one
+   * runs forever. A pod that finished has nothing left to stop.
+   */
+  private containersStopBy(key: string, pod: Pod): number | undefined {
+    const phase = pod.status?.phase;
+    if (phase === "Succeeded" || phase === "Failed") return 0;
+    const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+    if (statuses.length === 0) return undefined;
+    const programs = podPrograms(pod, undefined, true);
+    const times = this.containerTimes.get(key);
+    let last = 0;
+    for (const cs of statuses) {
+      const running = cs.state?.running;
+      if (!running) continue;
+      const program = programs?.containers.get(cs.name) ?? programs?.sidecars.get(cs.name) ?? programs?.initContainers.get(cs.name);
+      if (!program || program.kind !== "finite") return undefined;
+      const started = (cs.containerID ? times?.get(`${cs.containerID}/start`) : undefined) ?? Date.parse(running.startedAt ?? "");
+      if (Number.isNaN(started)) return undefined;
+      last = Math.max(last, started + program.runMs);
+    }
+    return last;
   }
 
   private event(pod: Pod, type: string, reason: string, message: string): void {
