@@ -30,7 +30,7 @@
  * Every failed run records a Warning `Unhealthy` event ("Liveness probe failed: <output>").
  */
 import type { Container, Pod, Probe } from "../../apimachinery/api/core/v1.js";
-import { interpretScript } from "./programs.js";
+import { containerScript, interpretScript } from "./programs.js";
 
 export type ProbeType = "startup" | "liveness" | "readiness";
 
@@ -110,19 +110,12 @@ function failureOutput(pod: Pod, container: Container, probe: Probe): string {
   return "";
 }
 
-/** The script an exec probe runs: a shell's -c operand, or the command itself. */
-function execScript(command: readonly string[]): string | undefined {
-  if (command.length === 0) return undefined;
-  const base = command[0].slice(command[0].lastIndexOf("/") + 1);
-  if (["sh", "bash", "ash", "dash", "zsh", "ksh"].includes(base)) return command.length >= 3 && /^-[a-z]*c[a-z]*$/.test(command[1]) ? command[2] : undefined;
-  return command.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(" ");
-}
-
 /** What the probe's handler answers by itself (no annotation). */
 function handlerBehaviour(pod: Pod, probe: Probe, timeoutMs: number): ProbeBehaviour {
   const command = probe.exec?.command;
   if (!command) return constant(PASS);
-  const script = execScript(command);
+  // The same reading as a container's command: a shell's -c operand, or the command itself.
+  const script = containerScript({ name: "probe", command });
   const r = script === undefined ? undefined : interpretScript(script, { hostname: pod.metadata?.name });
   if (!r) return constant(PASS);
   if (r.runMs > timeoutMs) return constant({ ok: false, output: `command ${JSON.stringify(command.join(" "))} timed out` });
