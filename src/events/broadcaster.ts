@@ -16,7 +16,7 @@ import { realClock } from "../apimachinery/clock.js";
 import { isAlreadyExists, isNotFound, StatusError } from "../apimachinery/errors.js";
 import type { TypedObject } from "../apimachinery/types.js";
 import { formatTime } from "../apimachinery/time.js";
-import { EventCorrelator, nanoHex, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
+import { EventCorrelator, EventNamer, type CorrelatorOptions, type EventCountPatch } from "./correlator.js";
 import { goSprintf } from "./format.js";
 import type { EventSink } from "./sink.js";
 
@@ -270,6 +270,9 @@ export class EventBroadcaster {
 }
 
 class Recorder implements EventRecorder {
+  /** Two events recorded in the same millisecond still get distinct names. */
+  private readonly namer = new EventNamer();
+
   constructor(
     private readonly broadcaster: EventBroadcaster,
     private readonly source: EventSource,
@@ -322,7 +325,7 @@ class Recorder implements EventRecorder {
     const t = formatTime(now);
     const e: Event = {
       metadata: {
-        name: `${ref.name ?? ""}.${nanoHex(now)}`,
+        name: `${ref.name ?? ""}.${this.namer.suffix(now)}`,
         namespace: ref.namespace || "default",
         ...(annotations ? { annotations: { ...annotations } } : {}),
       },

@@ -113,6 +113,7 @@ export class EventCorrelator {
   private readonly clock: Clock;
   private readonly spam: LRU<TokenBucket>;
   private readonly aggregates: LRU<AggregateRecord>;
+  private readonly namer = new EventNamer();
   private readonly observed: LRU<EventLog>;
   private readonly o: Required<Omit<CorrelatorOptions, "clock">>;
 
@@ -175,7 +176,7 @@ export class EventCorrelator {
     rec.localKeys.delete(first);
     const t = formatTime(now);
     const combined: Event = {
-      metadata: { name: `${e.involvedObject.name ?? ""}.${nanoHex(now)}`, namespace: e.metadata?.namespace },
+      metadata: { name: `${e.involvedObject.name ?? ""}.${this.namer.suffix(now)}`, namespace: e.metadata?.namespace },
       count: 1,
       firstTimestamp: t,
       lastTimestamp: t,
@@ -214,4 +215,21 @@ export class EventCorrelator {
 /** The hex of a millisecond time in nanoseconds, as upstream names events "<object>.<hex ns>". */
 export function nanoHex(ms: number): string {
   return (BigInt(Math.floor(ms)) * 1_000_000n).toString(16);
+}
+
+/**
+ * Names events "<object>.<hex ns>" as nanoHex does, strictly increasing per namer: upstream's
+ * UnixNano differs between two events, a millisecond clock does not, and two events of one
+ * object in the same millisecond (a container started and its first probe failing) would
+ * otherwise share a name — the second create refused, later counts patched onto the wrong event.
+ */
+export class EventNamer {
+  private last = -1n;
+
+  suffix(ms: number): string {
+    let n = BigInt(Math.floor(ms)) * 1_000_000n;
+    if (n <= this.last) n = this.last + 1n;
+    this.last = n;
+    return n.toString(16);
+  }
 }

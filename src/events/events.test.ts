@@ -145,6 +145,24 @@ describe("EventBroadcaster and recorder", () => {
     await sub.stop();
   });
 
+  it("two different events of one object in the same millisecond get distinct names (each its own Event, counted apart)", async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const b = new EventBroadcaster({ clock });
+    const sink = new MemorySink();
+    const sub = b.startRecordingToSink(sink);
+    const r = b.newRecorder({ component: "kubelet" });
+    r.event(pod, "Normal", "Started", "Started container app");
+    r.event(pod, "Normal", "Killing", "Container app failed liveness probe, will be restarted");
+    await flushMicrotasks();
+    expect(sink.created.map((e) => e.reason)).toEqual(["Started", "Killing"]);
+    expect(new Set(sink.created.map((e) => e.metadata?.name)).size).toBe(2);
+    clock.step(1000);
+    r.event(pod, "Normal", "Killing", "Container app failed liveness probe, will be restarted");
+    await flushMicrotasks();
+    expect(sink.patched.map((p) => p.name)).toEqual([sink.created[1].metadata?.name]);
+    await sub.stop();
+  });
+
   it("rejects unknown types, missing kinds and overlong reasons; truncates long messages", async () => {
     const b = new EventBroadcaster();
     const seen: Event[] = [];

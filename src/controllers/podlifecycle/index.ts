@@ -42,3 +42,4 @@ export {
   DEFAULT_METRICS_WINDOW_MS,
 } from "./usage.js";
 export type { SimulatedContainerUsage } from "./usage.js";
+export { PROBE_ANNOTATION_PREFIX, PROBE_DEFAULTS, InvalidProbeAnnotationError } from "./probes.js";

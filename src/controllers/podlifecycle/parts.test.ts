@@ -63,6 +63,31 @@ describe("podRequests", () => {
   });
 });
 
+// The rules of component-helpers resource.PodRequests (v1.36), one case each: sidecars, init containers beside them, pod-level requests, overhead.
+describe("podRequests with sidecars and pod-level resources", () => {
+  const c = (name: string, cpu: string, sidecar = false) => ({ name, ...(sidecar ? { restartPolicy: "Always" } : {}), resources: { requests: { cpu } } });
+  const cases: Array<{ name: string; containers: ReturnType<typeof c>[]; inits?: ReturnType<typeof c>[]; podCPU?: string; overhead?: string; want: number }> = [
+    { name: "a sidecar adds to the containers", containers: [c("a", "1")], inits: [c("s", "1", true)], want: 2 },
+    { name: "an init container after a sidecar needs the sidecar beside it", containers: [c("a", "1")], inits: [c("s", "1", true), c("i", "3")], want: 4 },
+    { name: "an init container before the sidecar does not", containers: [c("a", "1")], inits: [c("i", "3"), c("s", "1", true)], want: 3 },
+    { name: "containers and sidecars beat a small init container", containers: [c("a", "2")], inits: [c("s1", "1", true), c("i", "1"), c("s2", "1", true)], want: 4 },
+    { name: "several sidecars and a large init container between them", containers: [c("a", "1")], inits: [c("s1", "1", true), c("i", "5"), c("s2", "2", true)], want: 6 },
+    { name: "pod-level requests replace the containers' figure", containers: [c("a", "1"), c("b", "1")], podCPU: "500m", want: 0.5 },
+    { name: "pod-level requests, then the overhead", containers: [c("a", "1")], podCPU: "2", overhead: "250m", want: 2.25 },
+  ];
+  it.each(cases)("$name", (t) => {
+    const pod: Pod = {
+      spec: {
+        containers: t.containers,
+        ...(t.inits ? { initContainers: t.inits } : {}),
+        ...(t.podCPU ? { resources: { requests: { cpu: t.podCPU } } } : {}),
+        ...(t.overhead ? { overhead: { cpu: t.overhead } } : {}),
+      },
+    };
+    expect(podRequests(pod).cpu).toBeCloseTo(t.want, 9);
+  });
+});
+
 describe("toleratesTaint", () => {
   const taint = { key: "k", value: "v", effect: "NoSchedule" };
   it.each([

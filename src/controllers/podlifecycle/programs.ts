@@ -238,21 +238,25 @@ export function annotationProgram(pod: Pod, onInvalid?: (err: InvalidProgramAnno
 
 /** The sidecar form of an init container (restartPolicy Always): it runs beside the pod's containers. */
 export function isSidecar(c: Container): boolean {
-  return (c as Container & { restartPolicy?: string }).restartPolicy === "Always";
+  return c.restartPolicy === "Always";
 }
 
 export interface PodPrograms {
   /** Regular containers, by name. */
   containers: Map<string, Program>;
+  /** Sidecars (init containers with restartPolicy Always), by name: what they run (usually forever). */
+  sidecars: Map<string, Program>;
   /** Init containers (sidecars excluded), by name: always finite. */
   initContainers: Map<string, Program & { kind: "finite" }>;
 }
 
 /**
  * The programs of a pod's containers, or undefined when the pod has no finite regular container
- * and no init container with a known program — the pod then runs as it always did.
+ * and no init container with a known program — the pod then runs as it always did — unless
+ * `always` (the pod has probes, sidecars or an active deadline, which only the container state
+ * machine models).
  */
-export function podPrograms(pod: Pod, onInvalid?: (err: InvalidProgramAnnotationError) => void): PodPrograms | undefined {
+export function podPrograms(pod: Pod, onInvalid?: (err: InvalidProgramAnnotationError) => void, always = false): PodPrograms | undefined {
   const fromAnnotations = annotationProgram(pod, onInvalid);
   const containers = new Map<string, Program>();
   let finite = false;
@@ -262,8 +266,12 @@ export function podPrograms(pod: Pod, onInvalid?: (err: InvalidProgramAnnotation
     containers.set(c.name, p);
   }
   const initContainers = new Map<string, Program & { kind: "finite" }>();
+  const sidecars = new Map<string, Program>();
   for (const c of pod.spec?.initContainers ?? []) {
-    if (isSidecar(c)) continue;
+    if (isSidecar(c)) {
+      sidecars.set(c.name, programOf(c));
+      continue;
+    }
     const p = programOf(c);
     if (p.kind === "finite") {
       finite = true;
@@ -272,5 +280,5 @@ export function podPrograms(pod: Pod, onInvalid?: (err: InvalidProgramAnnotation
       initContainers.set(c.name, { kind: "finite", runMs: 0, exitCode: 0 });
     }
   }
-  return finite ? { containers, initContainers } : undefined;
+  return finite || always || sidecars.size > 0 ? { containers, sidecars, initContainers } : undefined;
 }

@@ -4,8 +4,9 @@
  * taints (NoSchedule/NoExecute must be tolerated), the pod count and the sum of resource requests
  * against allocatable; then score by load and pick the least loaded node.
  *
- * A pod's request per resource is kube-scheduler's: the larger of the sum over its containers and
- * the largest init container, plus the pod overhead. The load of a node is the mean of its
+ * A pod's request per resource is kube-scheduler's (podRequests): containers and sidecars summed,
+ * at least what any init container needs beside the sidecars started before it, pod-level
+ * requests in place of the containers' for cpu and memory, plus the pod overhead. The load of a node is the mean of its
  * requested cpu and memory fractions after placing the pod (LeastAllocated); ties go to the node
  * with fewer pods, then to the name that sorts first.
  */
@@ -22,15 +23,42 @@ function addInto(into: Resources, from: Record<string, string | number> | undefi
   for (const [k, v] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + quantityValue(v);
 }
 
-/** The resources the pod requests (computePodResourceRequest, without sidecar subtleties). */
+/** Resources a pod may request for itself (spec.resources; component-helpers' supported pod-level resources). */
+const POD_LEVEL_RESOURCES = new Set(["cpu", "memory"]);
+
+function maxInto(into: Resources, from: Resources): void {
+  for (const [k, v] of Object.entries(from)) into[k] = Math.max(into[k] ?? 0, v);
+}
+
+/**
+ * The resources the pod requests, as kube-scheduler's computePodResourceRequest
+ * (component-helpers resource.PodRequests):
+ * - the sum of the regular containers' requests, plus every sidecar's (restartPolicy Always
+ *   init containers keep running);
+ * - at least, per resource, what any init container needs while it runs: its own requests plus
+ *   those of the sidecars started before it (a sidecar: the sidecars up to and including it);
+ * - pod-level requests (spec.resources, cpu and memory) replace the containers' figure;
+ * - plus the pod overhead.
+ */
 export function podRequests(pod: Pod): Resources {
   const sum: Resources = {};
   for (const c of pod.spec?.containers ?? []) addInto(sum, c.resources?.requests);
+  const sidecars: Resources = {};
+  const initPeak: Resources = {};
   for (const c of pod.spec?.initContainers ?? []) {
     const one: Resources = {};
     addInto(one, c.resources?.requests);
-    for (const [k, v] of Object.entries(one)) sum[k] = Math.max(sum[k] ?? 0, v);
+    if (c.restartPolicy === "Always") {
+      addInto(sum, c.resources?.requests);
+      addInto(sidecars, c.resources?.requests);
+      maxInto(initPeak, sidecars);
+    } else {
+      for (const [k, v] of Object.entries(sidecars)) one[k] = (one[k] ?? 0) + v;
+      maxInto(initPeak, one);
+    }
   }
+  maxInto(sum, initPeak);
+  for (const [k, v] of Object.entries(pod.spec?.resources?.requests ?? {})) if (POD_LEVEL_RESOURCES.has(k)) sum[k] = quantityValue(v);
   addInto(sum, pod.spec?.overhead);
   return sum;
 }

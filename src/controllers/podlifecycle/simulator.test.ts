@@ -395,6 +395,54 @@ describe("graceful deletion", () => {
   });
 });
 
+describe("graceful deletion of pods whose containers stop by themselves", () => {
+  /** Marks the pod terminating as the API server does (deletionTimestamp + grace), bypassing the fake's delete. */
+  function markDeleted(h: ReturnType<typeof setup>, name: string, grace = 30) {
+    const pod = h.client.tracker.get(builtin.pods, "default", name);
+    h.client.tracker.delete(builtin.pods, "default", name);
+    h.client.tracker.create(builtin.pods, "default", {
+      ...pod,
+      metadata: { ...pod.metadata, resourceVersion: undefined, deletionTimestamp: new Date(h.clock.now() + grace * 1000).toISOString(), deletionGracePeriodSeconds: grace },
+    });
+    h.refresh();
+  }
+  const cases: Array<{ name: string; command: string[]; runFirstMs: number; wantDueMs: number }> = [
+    { name: "a program that ends within the grace period: the pod goes when it ends", command: ["sleep", "5"], runFirstMs: 4_000, wantDueMs: 1_000 },
+    { name: "a program that would end after the grace period: the grace period", command: ["sleep", "60"], runFirstMs: 1_000, wantDueMs: 3_000 },
+    { name: "a program that runs forever: the grace period", command: ["sleep", "infinity"], runFirstMs: 1_000, wantDueMs: 3_000 },
+  ];
+  it.each(cases)("$name", async (t) => {
+    const h = setup({ speedFactor: 0.1 });
+    await h.registerNodes();
+    const p = newPod("p", { image: "busybox" });
+    p.spec!.containers[0].command = t.command;
+    h.addPod(p);
+    await h.settle("default/p");
+    await h.settle("default/p");
+    expect(h.getPod("p").status?.containerStatuses?.[0].state?.running).toBeDefined();
+    h.clock.step(t.runFirstMs);
+    markDeleted(h, "p");
+    expect(await h.step("default/p")).toEqual({ requeueAfterMs: t.wantDueMs });
+    h.clock.step(t.wantDueMs);
+    await h.step("default/p");
+    expect(h.client.tracker.list(builtin.pods, "default")).toEqual([]);
+  });
+
+  it("a pod that finished goes at once", async () => {
+    const h = setup({ speedFactor: 0.1 });
+    await h.registerNodes();
+    const p = newPod("done", { image: "busybox" });
+    p.spec!.restartPolicy = "Never";
+    p.spec!.containers[0].command = ["true"];
+    h.addPod(p);
+    for (let i = 0; i < 5; i++) await h.settle("default/done");
+    expect(h.getPod("done").status?.phase).toBe("Succeeded");
+    markDeleted(h, "done");
+    await h.step("default/done");
+    expect(h.client.tracker.list(builtin.pods, "default")).toEqual([]);
+  });
+});
+
 describe("running on the manager", () => {
   it("with heartbeats off, writes nothing once pods are running", async () => {
     const f = new ControllerFixture({ clock: new FakeClock() });
@@ -579,6 +627,117 @@ describe("pods that finish (programs)", () => {
     expect(bad.status?.containerStatuses?.[0].state?.waiting?.reason).toBe("PodInitializing");
   });
 
+  /** Steps the clock to each due time until `done` or `limitMs` passed; returns the pod. */
+  async function runUntil(h: ReturnType<typeof setup>, name: string, done: (p: Pod) => boolean, limitMs = 600_000) {
+    const start = h.clock.now();
+    for (let i = 0; i < 500; i++) {
+      const r = await h.settle(`default/${name}`);
+      const pod = h.getPod(name);
+      if (done(pod)) return pod;
+      if (r.requeueAfterMs === undefined || h.clock.now() - start > limitMs) break;
+      h.clock.step(r.requeueAfterMs);
+    }
+    throw new Error(`${name} did not get there: ${JSON.stringify(h.getPod(name).status)}`);
+  }
+  const restarts = (p: Pod, i = 0) => p.status?.containerStatuses?.[i].restartCount ?? 0;
+
+  it("liveness: failureThreshold failures kill the container (137, Error) after the grace period; it restarts, restartCount+1", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = newPod("live", { annotations: { "sim.kubeloop.dev/probe.app.liveness": "fail" } });
+    p.spec!.containers[0].livenessProbe = { httpGet: { path: "/healthz", port: 80 } };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    let pod = await runUntil(h, "live", (x) => x.status?.containerStatuses?.[0].state?.running !== undefined);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+    pod = await runUntil(h, "live", (x) => restarts(x) === 1);
+    // Ticks at 0, 10, 20 s: the third failure counts; grace 30 s × speedFactor 0.1; first restart at once.
+    expect(h.clock.now() - t0).toBe(20_000 + 3_000);
+    expect(pod.status?.containerStatuses?.[0].lastState?.terminated).toMatchObject({ exitCode: 137, reason: "Error" });
+    expect(pod.status?.phase).toBe("Running");
+    // Three for the first container, one for the new container's first tick (at its start).
+    expect(h.recorder.events.filter((e) => e === "Warning Unhealthy Liveness probe failed: HTTP probe failed with statuscode: 500")).toHaveLength(4);
+    expect(h.recorder.events).toContain("Normal Killing Container app failed liveness probe, will be restarted");
+    pod = await runUntil(h, "live", (x) => restarts(x) === 2);
+    // The second restart waits out the 10 s back-off.
+    expect(h.clock.now() - t0).toBe(2 * 23_000 + 10_000);
+  });
+
+  it("liveness under restartPolicy Never: killed, not restarted, the pod fails", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = newPod("once", { annotations: { "sim.kubeloop.dev/probe.app.liveness": "fail" } });
+    p.spec!.restartPolicy = "Never";
+    p.spec!.terminationGracePeriodSeconds = 0;
+    p.spec!.containers[0].livenessProbe = { exec: { command: ["true"] }, periodSeconds: 1, failureThreshold: 1 };
+    h.addPod(p);
+    const pod = await runUntil(h, "once", (x) => x.status?.phase === "Failed");
+    expect(pod.status?.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 137, reason: "Error" });
+    expect(h.recorder.events).toContain("Normal Killing Container app failed liveness probe");
+  });
+
+  it("readiness: not ready until the probe passes, not ready again when it fails (ContainersNotReady)", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = newPod("ready", { annotations: { "sim.kubeloop.dev/probe.app.readiness": "fail-after=60" } });
+    p.spec!.containers[0].readinessProbe = { httpGet: { path: "/readyz", port: 80 }, initialDelaySeconds: 5, periodSeconds: 5 };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    let pod = await runUntil(h, "ready", (x) => x.status?.containerStatuses?.[0].state?.running !== undefined);
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ started: true, ready: false });
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [app]" });
+    pod = await runUntil(h, "ready", (x) => x.status?.containerStatuses?.[0].ready === true);
+    expect(h.clock.now() - t0).toBe(5_000);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+    pod = await runUntil(h, "ready", (x) => x.status?.containerStatuses?.[0].ready === false);
+    // Fails from 60 s on: ticks at 60, 65, 70 s; the third counts.
+    expect(h.clock.now() - t0).toBe(70_000);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady" });
+    expect(restarts(pod)).toBe(0);
+    expect(h.recorder.events.filter((e) => e.startsWith("Warning Unhealthy Readiness probe failed: HTTP probe failed with statuscode: 500"))).toHaveLength(3);
+  });
+
+  it("startup: the container is not started (nor ready) until the startup probe passes; liveness waits for it", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = newPod("slow", { annotations: { "sim.kubeloop.dev/probe.app.startup": "pass-after=25", "sim.kubeloop.dev/probe.app.liveness": "fail" } });
+    p.spec!.containers[0].startupProbe = { httpGet: { port: 80 }, periodSeconds: 10, failureThreshold: 30 };
+    p.spec!.containers[0].livenessProbe = { httpGet: { port: 80 }, periodSeconds: 10, failureThreshold: 1 };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    let pod = await runUntil(h, "slow", (x) => x.status?.containerStatuses?.[0].state?.running !== undefined);
+    expect(pod.status?.containerStatuses?.[0]).toMatchObject({ started: false, ready: false });
+    pod = await runUntil(h, "slow", (x) => x.status?.containerStatuses?.[0].started === true);
+    expect(h.clock.now() - t0).toBe(30_000);
+    expect(pod.status?.containerStatuses?.[0].ready).toBe(true);
+    // Liveness runs from the next tick after startup: killed at 40 s.
+    pod = await runUntil(h, "slow", (x) => restarts(x) === 1);
+    expect(h.clock.now() - t0).toBe(40_000 + 3_000);
+  });
+
+  it("a pod without probes keeps its timing and writes nothing once running", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(newPod("plain"));
+    await runToEnd(h, "default/plain");
+    h.client.clearActions();
+    h.clock.step(600_000);
+    expect((await h.settle("default/plain")).requeueAfterMs).toBeUndefined();
+    expect(h.client.writeActions()).toEqual([]);
+  });
+
+  it("activeDeadlineSeconds: the pod fails with DeadlineExceeded and its containers are killed", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = jobPod("late", { command: ["sleep", "600"] });
+    p.spec!.activeDeadlineSeconds = 30;
+    h.addPod(p);
+    const pod = await runUntil(h, "late", (x) => x.status?.phase === "Failed");
+    expect(pod.status).toMatchObject({ reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" });
+    expect(pod.status?.containerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 137 });
+    expect(h.recorder.events).toContain("Warning DeadlineExceeded Pod was active on the node longer than the specified deadline");
+  });
+
   it("leaves pods without finite programs running forever", async () => {
     const h = setup();
     await h.registerNodes();
@@ -588,5 +747,90 @@ describe("pods that finish (programs)", () => {
     await h.settle("default/web");
     expect(h.getPod("web").status?.phase).toBe("Running");
     expect(observeStage(h.getPod("web"))).toBe("Ready");
+  });
+});
+
+describe("sidecars (restartPolicy Always init containers, KEP-753)", () => {
+  function sidecarPod(name: string, o: { main: string[]; restartPolicy?: string; sidecar?: string[]; startup?: boolean; after?: string[] }): Pod {
+    const p = newPod(name, { image: "busybox" });
+    p.spec!.restartPolicy = o.restartPolicy ?? "Never";
+    p.spec!.containers[0].command = o.main;
+    p.spec!.initContainers = [
+      { name: "proxy", image: "envoy", restartPolicy: "Always", ...(o.sidecar ? { command: o.sidecar } : {}), ...(o.startup ? { startupProbe: { httpGet: { port: 80 }, periodSeconds: 5, failureThreshold: 10 } } : {}) },
+      ...(o.after ? [{ name: "setup", image: "busybox", command: o.after }] : []),
+    ];
+    return p;
+  }
+  async function run(h: ReturnType<typeof setup>, name: string, done: (p: Pod) => boolean) {
+    for (let i = 0; i < 300; i++) {
+      const r = await h.settle(`default/${name}`);
+      if (done(h.getPod(name))) return h.getPod(name);
+      if (r.requeueAfterMs === undefined) break;
+      h.clock.step(r.requeueAfterMs);
+    }
+    throw new Error(`${name}: ${JSON.stringify(h.getPod(name).status)}`);
+  }
+  const state = (p: Pod) => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])].map((s) => `${s.name}:${Object.keys(s.state ?? {})[0]}`).join(" ");
+
+  it("a Job-style pod: the sidecar starts first, keeps running beside the main container, is stopped when it finishes; Succeeded", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(sidecarPod("job", { main: ["sh", "-c", "sleep 5"] }));
+    const t0 = h.clock.now();
+    let pod = await run(h, "job", (p) => p.status?.containerStatuses?.[0].state?.running !== undefined);
+    expect(state(pod)).toBe("proxy:running app:running");
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+    pod = await run(h, "job", (p) => p.status?.containerStatuses?.[0].state?.terminated !== undefined);
+    // The main container is done; the sidecar runs on through the grace period (30 s × 0.1).
+    expect(state(pod)).toBe("proxy:running app:terminated");
+    expect(pod.status?.phase).toBe("Running");
+    pod = await run(h, "job", (p) => p.status?.phase === "Succeeded");
+    expect(h.clock.now() - t0).toBe(5_000 + 3_000);
+    expect(pod.status?.initContainerStatuses?.[0].state?.terminated).toMatchObject({ exitCode: 137, reason: "Error" });
+    expect(h.recorder.events).toContain("Normal Killing Stopping container proxy");
+  });
+
+  it("the pod's phase follows the main containers only: a failing main container fails the pod", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(sidecarPod("bad2", { main: ["sh", "-c", "exit 2"] }));
+    const pod = await run(h, "bad2", (p) => p.status?.phase === "Failed");
+    expect(pod.status?.containerStatuses?.[0].state?.terminated?.exitCode).toBe(2);
+  });
+
+  it("a sidecar that exits is restarted even under restartPolicy Never", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(sidecarPod("flaky", { main: ["sleep", "100"], sidecar: ["sh", "-c", "sleep 2; exit 1"] }));
+    const pod = await run(h, "flaky", (p) => (p.status?.initContainerStatuses?.[0].restartCount ?? 0) >= 2);
+    expect(pod.status?.phase).toBe("Running");
+    expect(pod.status?.containerStatuses?.[0].restartCount).toBe(0);
+  });
+
+  it("the next init container waits until the sidecar's startup probe passed", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = sidecarPod("gated", { main: ["true"], startup: true, after: ["true"] });
+    p.metadata!.annotations = { "sim.kubeloop.dev/probe.proxy.startup": "pass-after=12" };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    let pod = await run(h, "gated", (x) => x.status?.initContainerStatuses?.[0].state?.running !== undefined);
+    expect(state(pod)).toBe("proxy:running setup:waiting app:waiting");
+    expect(pod.status?.conditions?.find((c) => c.type === "Initialized")).toMatchObject({ status: "False", message: "containers with incomplete status: [proxy setup]" });
+    pod = await run(h, "gated", (x) => x.status?.initContainerStatuses?.[1].state?.waiting === undefined);
+    // Startup ticks at 0, 5, 10, 15 s: passes at 15.
+    expect(h.clock.now() - t0).toBe(15_000);
+    pod = await run(h, "gated", (x) => x.status?.phase === "Succeeded");
+  });
+
+  it("an unready sidecar makes the pod unready", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = sidecarPod("unready", { main: ["sleep", "100"] });
+    p.spec!.initContainers![0].readinessProbe = { httpGet: { port: 80 } };
+    p.metadata!.annotations = { "sim.kubeloop.dev/probe.proxy.readiness": "fail" };
+    h.addPod(p);
+    const pod = await run(h, "unready", (x) => x.status?.containerStatuses?.[0].state?.running !== undefined);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [proxy]" });
   });
 });

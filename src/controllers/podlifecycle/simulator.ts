@@ -5,8 +5,10 @@
  * It keeps `nodes` fake nodes registered and healthy, binds pending pods to the least loaded node
  * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault) —
  * or, for pods whose containers finish (programs.ts: `sh -c "exit 1"`, `sleep N`, the
- * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations), through init containers, runs,
- * exits, restarts with the kubelet's back-off and a Succeeded/Failed phase (workload.ts) — and
+ * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations) and pods with probes (probes.ts),
+ * sidecars or an active deadline, through the container state machine (workload.ts): init
+ * containers and sidecars, runs, probes, kills, exits, restarts with the kubelet's back-off and a
+ * Succeeded/Failed phase — and
  * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
  * has passed, scaled by `speedFactor`).
  *
@@ -86,6 +88,7 @@ import {
   runningStatus,
   unschedulableStatus,
 } from "./podstatus.js";
+import { podHasProbes } from "./probes.js";
 import { podPrograms, type PodPrograms } from "./programs.js";
 import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
 import { claimNames, podVolumes, selectNode } from "./volumebinding.js";
@@ -481,7 +484,9 @@ export class PodLifecycleSimulator {
     const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
     if (stage === "Terminal") return {};
     if (stage !== "Unscheduled" && fault.kind === "none") {
-      const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"));
+      // Probes, sidecars and active deadlines live in the container state machine (workload.ts).
+      const modelled = podHasProbes(pod) || pod.spec?.activeDeadlineSeconds !== undefined;
+      const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"), modelled);
       if (programs) return this.runWorkload(client, key, pod, node!, programs);
     }
     const since = this.since(key, uid, stage);
@@ -560,10 +565,14 @@ export class PodLifecycleSimulator {
     }
     let times = this.containerTimes.get(key);
     if (!times) this.containerTimes.set(key, (times = new Map()));
-    const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times);
+    const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times, {
+      speedFactor: this.speedFactor,
+      onInvalidProbe: (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid probe annotation"),
+    });
     const r = await this.writeStatus(client, key, pod, step.status);
     // writeStatus marks the pod pending exactly when it wrote.
-    if (this.pendingRV.has(key)) for (const e of step.events) this.event(pod, e.type, e.reason, e.message);
+    const wrote = this.pendingRV.has(key);
+    for (const e of step.events) if (wrote || e.always) this.event(pod, e.type, e.reason, e.message);
     if (step.dueMs !== undefined && !this.pendingRV.has(key)) return { requeueAfterMs: Math.max(0, step.dueMs - now) };
     return r;
   }
@@ -700,21 +709,25 @@ export class PodLifecycleSimulator {
 
   /**
    * Graceful deletion: once deletionGracePeriodSeconds (else spec.terminationGracePeriodSeconds,
-   * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp, the pod
-   * is deleted with grace 0 and a UID precondition. Pods never placed anywhere go at once. A
-   * placed pod first gets its terminal phase (killedStatus), as a kubelet writes before the
-   * delete: a pod kept by a finalizer (a Job's tracking finalizer) then shows how it ended —
-   * which a Job with podReplacementPolicy Failed or a podFailurePolicy waits for.
+   * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp — or
+   * sooner, once every container has stopped by itself (containersStopBy: finished pods at
+   * once) — the pod is deleted with grace 0 and a UID precondition. Pods never placed anywhere
+   * go at once. A placed pod first gets its terminal phase (killedStatus), as a kubelet writes
+   * before the delete: a pod kept by a finalizer (a Job's tracking finalizer) then shows how it
+   * ended — which a Job with podReplacementPolicy Failed or a podFailurePolicy waits for.
    */
   private async terminate(key: string, pod: Pod, node: string | undefined, client: ResourceClientFactory): Promise<ReconcileResult> {
     if (node === undefined && !this.scheduleEnabled) return {};
     const uid = pod.metadata?.uid ?? "";
     const since = this.since(key, uid, "Terminating");
     const grace = node === undefined ? 0 : (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
-    const due = since + grace * 1000 * this.speedFactor;
+    // The containers get SIGTERM, which simulated programs ignore: the pod goes when the grace
+    // period is over, or sooner when every container has stopped by itself by then.
+    const due = Math.min(since + grace * 1000 * this.speedFactor, this.containersStopBy(key, pod) ?? Infinity);
     const now = this.clock.now();
     if (now < due) return { requeueAfterMs: due - now };
-    if (node !== undefined) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    const finished = pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+    if (node !== undefined && !finished) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
     if (node !== undefined && observeStage(pod) !== "Terminal") {
       try {
         await this.podsClient(pod.metadata?.namespace ?? "", client).updateStatus({ ...deepCopy(pod), status: killedStatus(pod, now) });
@@ -732,6 +745,31 @@ export class PodLifecycleSimulator {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }
     return {};
+  }
+
+  /**
+   * When every container of the pod will have stopped by itself (its program ended, or it is not
+   * running: terminated, or waiting to start or restart), if they all will; undefined when one
+   * runs forever. A pod that finished has nothing left to stop.
+   */
+  private containersStopBy(key: string, pod: Pod): number | undefined {
+    const phase = pod.status?.phase;
+    if (phase === "Succeeded" || phase === "Failed") return 0;
+    const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+    if (statuses.length === 0) return undefined;
+    const programs = podPrograms(pod, undefined, true);
+    const times = this.containerTimes.get(key);
+    let last = 0;
+    for (const cs of statuses) {
+      const running = cs.state?.running;
+      if (!running) continue;
+      const program = programs?.containers.get(cs.name) ?? programs?.sidecars.get(cs.name) ?? programs?.initContainers.get(cs.name);
+      if (!program || program.kind !== "finite") return undefined;
+      const started = (cs.containerID ? times?.get(`${cs.containerID}/start`) : undefined) ?? Date.parse(running.startedAt ?? "");
+      if (Number.isNaN(started)) return undefined;
+      last = Math.max(last, started + program.runMs);
+    }
+    return last;
   }
 
   private event(pod: Pod, type: string, reason: string, message: string): void {

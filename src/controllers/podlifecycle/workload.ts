@@ -10,28 +10,49 @@
  *        └──────────── restart (restartCount+1) ◀── waiting CrashLoopBackOff ◀── back-off ┘
  *
  * A terminated container is restarted when the pod's restartPolicy says so (Always: any exit;
- * OnFailure: a non-zero exit; Never: not at all; init containers: on failure, unless Never). The
+ * OnFailure: a non-zero exit; Never: not at all; init containers: on failure, unless Never;
+ * sidecars: always). The
  * kubelet's back-off (kuberuntime's doBackOff over flowcontrol.Backoff with 10 s initial and
  * 300 s maximum): the first restart is immediate, then 10 s doubling up to 5 minutes — so before
  * restart number n+1 (n restarts done) the wait is 0 for n = 0, else min(10 s · 2^(n-1), 300 s).
  * While it waits the container shows waiting CrashLoopBackOff with its lastState terminated.
  *
- * Init containers (sidecars, restartPolicy Always, excepted) run one at a time, in order; the
- * regular containers start once all of them exited 0. A failing init container fails the pod under
+ * While running, a container's probes (probes.ts) decide `started` (startupProbe) and `ready`
+ * (readinessProbe); a failed liveness or startup probe kills it ("Killing" event). Simulated
+ * programs do not handle SIGTERM: a killed container stops when the grace period (the probe's
+ * terminationGracePeriodSeconds, else the pod's, else 30 s; × speedFactor) is over, with exit
+ * code 137 (reason Error) — unless its program ends sooner, with its own status.
+ *
+ * Init containers run one at a time, in order; the regular containers start once all of them
+ * exited 0. A sidecar (an init container with restartPolicy Always) starts in that order too, and
+ * the next init container waits only until it has started (running, and its startupProbe passed);
+ * it then runs beside the containers, counts in the pod's readiness, and, once every regular
+ * container of a Never/OnFailure pod is done for good, is stopped last-first within the pod's
+ * grace period (137, as every simulated program). A failing init container fails the pod under
  * restartPolicy Never. Phase (the kubelet's getPhase): Pending while initialising or before any
  * container started; Succeeded / Failed once every regular container terminated for good (Failed
- * when one exited non-zero); Running otherwise.
+ * when one exited non-zero) and the sidecars stopped — the sidecars' exit codes do not count;
+ * Running otherwise. Past spec.activeDeadlineSeconds (from status.startTime) the pod is Failed
+ * with reason DeadlineExceeded and its running containers are killed.
  */
-import type { ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from "../../apimachinery/api/core/v1.js";
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { formatTime, parseTime } from "../../apimachinery/time.js";
 import { FOREVER, isSidecar, type PodPrograms, type Program } from "./programs.js";
+import { containerProbes, probeTimeline, unhealthyMessage, type ContainerProbes, type InvalidProbeAnnotationError } from "./probes.js";
 import { baseStatus, containerID, CRASH_LOOP_BACK_OFF, CONTAINER_CREATING, imageID, ordered, setCondition, type Placement } from "./podstatus.js";
 
 export const POD_INITIALIZING = "PodInitializing";
 /** The kubelet's container restart back-off: initial and maximum (pkg/kubelet: backOffPeriod, MaxContainerBackOff). */
 export const CONTAINER_BACKOFF_INITIAL_MS = 10_000;
 export const CONTAINER_BACKOFF_MAX_MS = 300_000;
+/** What a container killed with SIGKILL exits with (128 + 9), as the runtime reports it. */
+export const KILLED_EXIT_CODE = 137;
+/** spec.terminationGracePeriodSeconds when unset (the API's default). */
+export const DEFAULT_TERMINATION_GRACE_SECONDS = 30;
+/** The kubelet's status reason and message for a pod past spec.activeDeadlineSeconds (active_deadline.go). */
+export const DEADLINE_EXCEEDED = "DeadlineExceeded";
+export const DEADLINE_EXCEEDED_MESSAGE = "Pod was active on the node longer than the specified deadline";
 
 type RestartPolicy = "Always" | "OnFailure" | "Never";
 
@@ -42,6 +63,11 @@ export interface WorkloadEvent {
   type: "Normal" | "Warning";
   reason: string;
   message: string;
+  /**
+   * Recorded whether or not the step's status is written: what probes saw happened at its time
+   * (Unhealthy, Killing). Other events go with the write that shows them.
+   */
+  always?: boolean;
 }
 
 export interface WorkloadStep {
@@ -96,6 +122,16 @@ interface Ctx {
   times: ContainerTimes;
   events: WorkloadEvent[];
   dues: number[];
+  /** Scales grace periods (the simulator's speedFactor). */
+  speedFactor: number;
+}
+
+/** What one container runs and how it is watched. */
+interface ContainerSpec {
+  program: Program;
+  probes?: ContainerProbes;
+  /** Counts as ready while running (and started); false for regular init containers. */
+  readyWhenRunning: boolean;
 }
 
 function waitingStatus(name: string, image: string, reason: string): ContainerStatus {
@@ -121,13 +157,13 @@ function start(ctx: Ctx, cs: ContainerStatus, restartCount: number, ready: boole
 }
 
 /** After a terminated state: restart now, or wait out the back-off in CrashLoopBackOff. */
-function afterExit(ctx: Ctx, cs: ContainerStatus, terminated: NonNullable<ContainerState["terminated"]>, ready: boolean): ContainerStatus {
+function afterExit(ctx: Ctx, cs: ContainerStatus, terminated: NonNullable<ContainerState["terminated"]>, spec: ContainerSpec): ContainerStatus {
   const n = cs.restartCount ?? 0;
   const id = terminated.containerID ?? containerID(ctx.uid, cs.name, n);
   const finished = ctx.times.get(`${id}/finish`) ?? parseTime(terminated.finishedAt) ?? ctx.nowMs;
   const backOff = containerBackOffMs(n);
   const due = finished + backOff;
-  if (ctx.nowMs >= due) return start(ctx, cs, n + 1, ready, { terminated: deepCopy(terminated) });
+  if (ctx.nowMs >= due) return running(ctx, start(ctx, cs, n + 1, spec.readyWhenRunning && !spec.probes, { terminated: deepCopy(terminated) }), spec);
   ctx.dues.push(due);
   if (cs.state?.waiting?.reason === CRASH_LOOP_BACK_OFF) return cs;
   ctx.events.push({ type: "Warning", reason: "BackOff", message: `Back-off restarting failed container ${cs.name} in pod ${podRef(ctx.pod)}` });
@@ -144,42 +180,88 @@ function afterExit(ctx: Ctx, cs: ContainerStatus, terminated: NonNullable<Contai
   };
 }
 
-/** One step of one container's machine. `ready`: whether it counts as ready while running. */
-function advance(ctx: Ctx, cs: ContainerStatus, program: Program, policy: RestartPolicy, ready: boolean): ContainerStatus {
-  const state = cs.state ?? {};
-  if (state.waiting) {
-    if (state.waiting.reason === CRASH_LOOP_BACK_OFF && cs.lastState?.terminated) return afterExit(ctx, cs, cs.lastState.terminated, ready);
-    return start(ctx, cs, cs.restartCount ?? 0, ready, cs.lastState);
-  }
-  if (state.running) {
-    if (program.kind === "forever") return cs;
-    const id = cs.containerID ?? containerID(ctx.uid, cs.name, cs.restartCount ?? 0);
-    const started = ctx.times.get(`${id}/start`) ?? parseTime(state.running.startedAt) ?? ctx.nowMs;
-    const due = started + program.runMs;
-    if (ctx.nowMs < due) {
-      ctx.dues.push(due);
+/** The container stops at `atMs` with `exitCode` (137: killed; else its program's status). */
+function terminate(ctx: Ctx, cs: ContainerStatus, atMs: number, exitCode: number): ContainerStatus {
+  const id = cs.containerID ?? containerID(ctx.uid, cs.name, cs.restartCount ?? 0);
+  ctx.times.set(`${id}/finish`, atMs);
+  const startedAt = cs.state?.running?.startedAt ?? formatTime(ctx.times.get(`${id}/start`) ?? atMs);
+  return {
+    ...deepCopy(cs),
+    ready: false,
+    started: false,
+    state: { terminated: { exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt, finishedAt: formatTime(atMs), containerID: id } },
+  };
+}
+
+/** The grace period of a kill, scaled: the probe's own, else the pod's, else 30 s. */
+function graceMs(ctx: Ctx, probeGraceSeconds?: number): number {
+  return (probeGraceSeconds ?? ctx.pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS) * 1000 * ctx.speedFactor;
+}
+
+/**
+ * A running container at ctx.nowMs: its program ends, its probes decide `started` and `ready`, or
+ * a failed liveness/startup probe kills it — SIGTERM, which simulated programs do not handle, so
+ * it stops when the grace period is over with 137, unless its program ends sooner.
+ */
+function running(ctx: Ctx, cs: ContainerStatus, spec: ContainerSpec): ContainerStatus {
+  const state = cs.state?.running;
+  if (!state) return cs;
+  const id = cs.containerID ?? containerID(ctx.uid, cs.name, cs.restartCount ?? 0);
+  const startedMs = ctx.times.get(`${id}/start`) ?? parseTime(state.startedAt) ?? ctx.nowMs;
+  const programEnd = spec.program.kind === "finite" ? startedMs + spec.program.runMs : Infinity;
+  const exitCode = spec.program.kind === "finite" ? spec.program.exitCode : 0;
+  if (!spec.probes) {
+    if (ctx.nowMs < programEnd) {
+      if (programEnd !== Infinity) ctx.dues.push(programEnd);
       return cs;
     }
-    ctx.times.set(`${id}/finish`, ctx.nowMs);
-    const next: ContainerStatus = {
-      ...deepCopy(cs),
-      ready: false,
-      started: false,
-      state: {
-        terminated: {
-          exitCode: program.exitCode,
-          reason: program.exitCode === 0 ? "Completed" : "Error",
-          startedAt: state.running.startedAt ?? formatTime(started),
-          finishedAt: formatTime(ctx.nowMs),
-          containerID: id,
-        },
-      },
-    };
-    return next;
+    return terminate(ctx, cs, ctx.nowMs, exitCode);
   }
+  const horizon = Math.min(ctx.nowMs, programEnd);
+  const reportedKey = `${id}/probed`;
+  const tl = probeTimeline(spec.probes, startedMs, horizon, ctx.times.get(reportedKey) ?? -Infinity);
+  ctx.times.set(reportedKey, horizon);
+  for (const f of tl.failures) ctx.events.push({ type: "Warning", reason: "Unhealthy", message: unhealthyMessage(f), always: true });
+  let end = programEnd;
+  let code = exitCode;
+  if (tl.kill) {
+    const killedKey = `${id}/killed`;
+    if (!ctx.times.has(killedKey)) {
+      ctx.times.set(killedKey, tl.kill.atMs);
+      const restart = ctx.pod.spec?.restartPolicy !== "Never" || isSidecarStatus(ctx, cs.name);
+      const message = `Container ${cs.name} failed ${tl.kill.type} probe${restart ? ", will be restarted" : ""}`;
+      ctx.events.push({ type: "Normal", reason: "Killing", message, always: true });
+    }
+    const killEnd = tl.kill.atMs + graceMs(ctx, tl.kill.gracePeriodSeconds);
+    if (killEnd < end) {
+      end = killEnd;
+      code = KILLED_EXIT_CODE;
+    }
+  }
+  if (ctx.nowMs >= end) return terminate(ctx, cs, end, code);
+  if (end !== Infinity) ctx.dues.push(end);
+  if (tl.nextMs !== undefined) ctx.dues.push(tl.nextMs);
+  const started = tl.startedMs !== undefined;
+  const ready = started && spec.readyWhenRunning && tl.ready;
+  if (cs.started === started && cs.ready === ready) return cs;
+  return { ...deepCopy(cs), started, ready };
+}
+
+function isSidecarStatus(ctx: Ctx, name: string): boolean {
+  return (ctx.pod.spec?.initContainers ?? []).some((c) => c.name === name && isSidecar(c));
+}
+
+/** One step of one container's machine. */
+function advance(ctx: Ctx, cs: ContainerStatus, spec: ContainerSpec, policy: RestartPolicy): ContainerStatus {
+  const state = cs.state ?? {};
+  if (state.waiting) {
+    if (state.waiting.reason === CRASH_LOOP_BACK_OFF && cs.lastState?.terminated) return afterExit(ctx, cs, cs.lastState.terminated, spec);
+    return running(ctx, start(ctx, cs, cs.restartCount ?? 0, spec.readyWhenRunning && !spec.probes, cs.lastState), spec);
+  }
+  if (state.running) return running(ctx, cs, spec);
   if (state.terminated) {
     if (!willRestart(policy, state.terminated.exitCode)) return cs;
-    return afterExit(ctx, cs, state.terminated, ready);
+    return afterExit(ctx, cs, state.terminated, spec);
   }
   return cs;
 }
@@ -197,11 +279,11 @@ function everStarted(cs: ContainerStatus): boolean {
 export function workloadCreatingStatus(pod: Pod, p: Placement): PodStatus {
   const s = baseStatus(pod, p);
   const inits = pod.spec?.initContainers ?? [];
-  const reason = inits.some((c) => !isSidecar(c)) ? POD_INITIALIZING : CONTAINER_CREATING;
+  const reason = inits.length > 0 ? POD_INITIALIZING : CONTAINER_CREATING;
   s.phase = "Pending";
   if (inits.length > 0) s.initContainerStatuses = inits.map((c) => waitingStatus(c.name, c.image ?? "", POD_INITIALIZING));
   s.containerStatuses = (pod.spec?.containers ?? []).map((c) => waitingStatus(c.name, c.image ?? "", reason));
-  s.conditions = conditions(pod, s, p.nowMs, { started: false, initDone: false, incompleteInits: inits.filter((c) => !isSidecar(c)).map((c) => c.name) });
+  s.conditions = conditions(pod, s, p.nowMs, { started: false, initDone: inits.length === 0, incompleteInits: inits.map((c) => c.name) });
   return s;
 }
 
@@ -212,13 +294,19 @@ function conditions(pod: Pod, s: PodStatus, nowMs: number, o: { started: boolean
   conds = o.initDone
     ? setCondition(conds, "Initialized", "True", nowMs)
     : setCondition(conds, "Initialized", "False", nowMs, "ContainersNotInitialized", `containers with incomplete status: [${o.incompleteInits.join(" ")}]`);
-  const unready = (s.containerStatuses ?? []).filter((c) => !c.ready).map((c) => c.name);
+  // Sidecars count in the pod's readiness (GenerateContainersReadyCondition), before the containers.
+  const sidecarNames = new Set((pod.spec?.initContainers ?? []).filter(isSidecar).map((c) => c.name));
+  const counted = [...(s.initContainerStatuses ?? []).filter((c) => sidecarNames.has(c.name)), ...(s.containerStatuses ?? [])];
+  const unready = counted.filter((c) => !c.ready).map((c) => c.name);
   if (unready.length === 0 && (s.containerStatuses ?? []).length > 0 && !terminal) {
     conds = setCondition(conds, "Ready", "True", nowMs);
     conds = setCondition(conds, "ContainersReady", "True", nowMs);
   } else if (s.phase === "Succeeded") {
     conds = setCondition(conds, "Ready", "False", nowMs, "PodCompleted");
     conds = setCondition(conds, "ContainersReady", "False", nowMs, "PodCompleted");
+  } else if (s.phase === "Failed" && s.reason === DEADLINE_EXCEEDED) {
+    conds = setCondition(conds, "Ready", "False", nowMs, "PodFailed");
+    conds = setCondition(conds, "ContainersReady", "False", nowMs, "PodFailed");
   } else {
     const msg = `containers with unready status: [${(unready.length > 0 ? unready : (pod.spec?.containers ?? []).map((c) => c.name)).join(" ")}]`;
     conds = setCondition(conds, "Ready", "False", nowMs, "ContainersNotReady", msg);
@@ -228,57 +316,131 @@ function conditions(pod: Pod, s: PodStatus, nowMs: number, o: { started: boolean
   return ordered(conds);
 }
 
+/** Options of a step. */
+export interface StepOptions {
+  /** Scales grace periods (the simulator's speedFactor; default 1). */
+  speedFactor?: number;
+  onInvalidProbe?: (err: InvalidProbeAnnotationError) => void;
+}
+
+/** The time (ms) a container stopped, from the exact times or its status. */
+function finishedMs(ctx: Ctx, cs: ContainerStatus): number {
+  const t = cs.state?.terminated;
+  const id = t?.containerID ?? cs.containerID ?? "";
+  return ctx.times.get(`${id}/finish`) ?? parseTime(t?.finishedAt) ?? ctx.nowMs;
+}
+
 /**
  * One step of a started (or about to start) workload pod at `p.nowMs`: every container that is due
  * moves on; the result's dueMs says when to look again.
  */
-export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, times: ContainerTimes): WorkloadStep {
-  const ctx: Ctx = { pod, uid: pod.metadata?.uid ?? "", nowMs: p.nowMs, times, events: [], dues: [] };
+export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, times: ContainerTimes, opts: StepOptions = {}): WorkloadStep {
+  const ctx: Ctx = { pod, uid: pod.metadata?.uid ?? "", nowMs: p.nowMs, times, events: [], dues: [], speedFactor: opts.speedFactor ?? 1 };
   const s = baseStatus(pod, p);
   const policy = restartPolicyOf(pod);
   const initPolicy: RestartPolicy = policy === "Never" ? "Never" : "OnFailure";
   const prevInit = new Map((pod.status?.initContainerStatuses ?? []).map((c) => [c.name, c]));
   const prev = new Map((pod.status?.containerStatuses ?? []).map((c) => [c.name, c]));
+  const probesOf = (c: Container) => containerProbes(pod, c, opts.onInvalidProbe);
+
+  // The active deadline (the kubelet's activeDeadlineHandler): counted from status.startTime.
+  const deadlineSeconds = pod.spec?.activeDeadlineSeconds;
+  const startTime = parseTime(s.startTime);
+  const deadlineMs = deadlineSeconds !== undefined && startTime !== undefined ? startTime + deadlineSeconds * 1000 : undefined;
+  if (deadlineMs !== undefined && ctx.nowMs >= deadlineMs) return deadlineExceeded(ctx, s, deadlineMs);
+  if (deadlineMs !== undefined) ctx.dues.push(deadlineMs);
 
   let blocked = false;
   let initFailed = false;
   const incomplete: string[] = [];
   const inits = pod.spec?.initContainers ?? [];
+  const containers = pod.spec?.containers ?? [];
+  // Whether a container after init container i (a later init container or a regular one) ever started.
+  const laterStarted = inits.map((_, i) => [...inits.slice(i + 1).map((c) => prevInit.get(c.name)), ...containers.map((c) => prev.get(c.name))].some((cs) => cs !== undefined && everStarted(cs)));
+  // The regular containers finished for good before this step: the sidecars are being stopped.
+  const mainFinished = policy !== "Always" && containers.length > 0 && containers.every((c) => { const cs = prev.get(c.name); return cs !== undefined && terminatedFor(cs, policy); });
   const initStatuses: ContainerStatus[] = [];
-  for (const c of inits) {
+  inits.forEach((c, i) => {
     let cs = prevInit.get(c.name) ?? waitingStatus(c.name, c.image ?? "", POD_INITIALIZING);
     if (isSidecar(c)) {
-      // Sidecars run beside the pod from when they start; they are not waited for here.
-      if (!blocked) cs = advance(ctx, cs, FOREVER, "Always", true);
+      // A sidecar runs beside the pod from when it starts (restarted whatever the pod's policy);
+      // the next init container waits until it has started (its startup probe passed).
+      if (!blocked && !mainFinished) cs = advance(ctx, cs, { program: programs.sidecars.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true }, "Always");
       initStatuses.push(cs);
-      continue;
+      if (!laterStarted[i] && !(cs.started === true && cs.state?.running)) {
+        incomplete.push(c.name);
+        blocked = true;
+      }
+      return;
     }
     const done = cs.state?.terminated?.exitCode === 0;
-    if (!done && !blocked) cs = advance(ctx, cs, programs.initContainers.get(c.name) ?? { kind: "finite", runMs: 0, exitCode: 0 }, initPolicy, false);
+    if (!done && !blocked) cs = advance(ctx, cs, { program: programs.initContainers.get(c.name) ?? { kind: "finite", runMs: 0, exitCode: 0 }, readyWhenRunning: false }, initPolicy);
     initStatuses.push(cs);
-    if (cs.state?.terminated?.exitCode === 0) continue;
+    if (cs.state?.terminated?.exitCode === 0) return;
     incomplete.push(c.name);
     if (cs.state?.terminated && initPolicy === "Never") initFailed = true;
     blocked = true;
-  }
+  });
   if (inits.length > 0) s.initContainerStatuses = initStatuses;
 
   const initDone = !blocked;
-  const containers = pod.spec?.containers ?? [];
   s.containerStatuses = containers.map((c) => {
     const cs = prev.get(c.name) ?? waitingStatus(c.name, c.image ?? "", initDone ? CONTAINER_CREATING : POD_INITIALIZING);
     if (!initDone || initFailed) return cs;
-    return advance(ctx, cs, programs.containers.get(c.name) ?? FOREVER, policy, true);
+    return advance(ctx, cs, { program: programs.containers.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true }, policy);
   });
+
+  const mainDone = initDone && !initFailed && s.containerStatuses.length > 0 && s.containerStatuses.every((c) => terminatedFor(c, policy));
+  // The regular containers are done for good: the sidecars are stopped, last one first, within
+  // the pod's grace period; simulated programs ignore SIGTERM, so they are killed at its end.
+  let sidecarsRunning = false;
+  if (mainDone && inits.some(isSidecar)) {
+    const doneMs = Math.max(...s.containerStatuses.map((c) => finishedMs(ctx, c)));
+    const stopAt = doneMs + graceMs(ctx);
+    const sidecars = inits.map((c, i) => ({ c, i })).filter(({ c }) => isSidecar(c)).reverse();
+    for (const { c, i } of sidecars) {
+      const cs = initStatuses[i];
+      const id = cs.containerID ?? "";
+      if (cs.state?.running && !times.has(`${id}/stopping`)) {
+        times.set(`${id}/stopping`, doneMs);
+        ctx.events.push({ type: "Normal", reason: "Killing", message: `Stopping container ${c.name}`, always: true });
+      }
+      if (cs.state?.terminated) continue;
+      if (ctx.nowMs >= stopAt) initStatuses[i] = terminate(ctx, cs, stopAt, KILLED_EXIT_CODE);
+      else {
+        sidecarsRunning = true;
+        ctx.dues.push(stopAt);
+      }
+    }
+    // The sidecars' own steps may have asked to restart them: not any more.
+    if (ctx.nowMs >= stopAt) ctx.dues.length = 0;
+  }
 
   const all = [...initStatuses, ...s.containerStatuses];
   const started = all.some(everStarted);
   if (initFailed) s.phase = "Failed";
   else if (!initDone) s.phase = "Pending";
-  else if (s.containerStatuses.length > 0 && s.containerStatuses.every((c) => terminatedFor(c, policy))) {
+  else if (mainDone && !sidecarsRunning) {
     s.phase = s.containerStatuses.some((c) => (c.state?.terminated?.exitCode ?? 0) !== 0) ? "Failed" : "Succeeded";
-  } else s.phase = s.containerStatuses.some(everStarted) ? "Running" : "Pending";
+  } else s.phase = s.containerStatuses.some(everStarted) || mainDone ? "Running" : "Pending";
   s.conditions = conditions(pod, s, p.nowMs, { started, initDone, incompleteInits: incomplete });
   const dueMs = ctx.dues.length > 0 ? Math.min(...ctx.dues) : undefined;
   return { status: s, ...(dueMs !== undefined && s.phase !== "Succeeded" && s.phase !== "Failed" ? { dueMs } : {}), events: ctx.events };
+}
+
+/** The pod ran past spec.activeDeadlineSeconds: Failed, DeadlineExceeded, its containers killed. */
+function deadlineExceeded(ctx: Ctx, s: PodStatus, deadlineMs: number): WorkloadStep {
+  if (s.phase !== "Failed" || s.reason !== DEADLINE_EXCEEDED) {
+    ctx.events.push({ type: "Warning", reason: DEADLINE_EXCEEDED, message: DEADLINE_EXCEEDED_MESSAGE });
+  }
+  s.phase = "Failed";
+  s.reason = DEADLINE_EXCEEDED;
+  s.message = DEADLINE_EXCEEDED_MESSAGE;
+  const kill = (cs: ContainerStatus): ContainerStatus => (cs.state?.running ? terminate(ctx, cs, Math.max(deadlineMs, ctx.nowMs), KILLED_EXIT_CODE) : { ...cs, ready: false, started: false });
+  if (s.initContainerStatuses) s.initContainerStatuses = s.initContainerStatuses.map(kill);
+  s.containerStatuses = (s.containerStatuses ?? []).map(kill);
+  const incompleteInits = (s.initContainerStatuses ?? []).filter((c) => c.state?.terminated?.exitCode !== 0).map((c) => c.name);
+  const initDone = s.conditions?.find((c) => c.type === "Initialized")?.status === "True";
+  s.conditions = conditions(ctx.pod, s, ctx.nowMs, { started: false, initDone, incompleteInits });
+  return { status: s, events: ctx.events };
 }
