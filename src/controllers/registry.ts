@@ -26,6 +26,7 @@ import { TaintEvictionController } from "./tainteviction/index.js";
 import { PodLifecycleSimulator } from "./podlifecycle/index.js";
 import { ReplicaSetController } from "./replicaset/index.js";
 import { StatefulSetController } from "./statefulset/index.js";
+import { PVCProtectionController, PVProtectionController } from "./volumeprotection/index.js";
 import type { Manager } from "../runtime/manager.js";
 import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
@@ -79,6 +80,9 @@ export const DEFAULT_WORKERS = Object.freeze({
   persistentvolume: 1,
   // the simulated external provisioner (sig-storage-lib's default is 4 workers; one is plenty here)
   volumeprovisioner: 1,
+  // kube-controller-manager runs both protection controllers with one worker
+  pvcprotection: 1,
+  pvprotection: 1,
   // kube-controller-manager runs both with one worker
   serviceaccount: 1,
   rootcacertpublisher: 1,
@@ -112,6 +116,8 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "daemonset",
   "persistentvolume",
   "volumeprovisioner",
+  "pvcprotection",
+  "pvprotection",
   "serviceaccount",
   "rootcacertpublisher",
   "resourcequota",
@@ -230,6 +236,12 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return true;
     case "volumeprovisioner":
       new SimulatedProvisioner(mgr, { workers });
+      return true;
+    case "pvcprotection":
+      new PVCProtectionController(mgr, { workers });
+      return true;
+    case "pvprotection":
+      new PVProtectionController(mgr, { workers });
       return true;
     case "serviceaccount":
       new ServiceAccountController(mgr, { workers });

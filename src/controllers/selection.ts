@@ -24,6 +24,8 @@ const UPSTREAM_NAMES: Readonly<Partial<Record<BuiltinControllerName, readonly st
   statefulset: ["statefulset-controller"],
   daemonset: ["daemonset-controller"],
   persistentvolume: ["persistentvolume-binder-controller", "persistentvolume-binder"],
+  pvcprotection: ["persistentvolumeclaim-protection-controller", "pvc-protection"],
+  pvprotection: ["persistentvolume-protection-controller", "pv-protection"],
   serviceaccount: ["serviceaccount-controller"],
   rootcacertpublisher: ["root-ca-certificate-publisher-controller", "root-ca-cert-publisher"],
   resourcequota: ["resourcequota-controller"],
