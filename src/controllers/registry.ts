@@ -13,7 +13,7 @@ import { EndpointSliceController } from "./endpointslice/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { DaemonSetsController } from "./daemonset/index.js";
 import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
-import { RootCACertPublisher, ServiceAccountController } from "./serviceaccount/index.js";
+import { RootCACertPublisher, ServiceAccountController, TokensController, type LegacyTokenGenerator } from "./serviceaccount/index.js";
 import { ResourceQuotaController } from "./resourcequota/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
@@ -41,8 +41,10 @@ export interface ControllerSetupOptions {
   /** podlifecycle: the simulated kubelet's settings and how it binds pods. */
   kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
   binder?: PodBinder;
-  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority). */
+  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority); serviceaccounttoken: the ca.crt of token secrets. */
   rootCA?: string;
+  /** serviceaccounttoken: signs legacy tokens with the API server's service-account key (the embedded server's; the key itself stays there). */
+  tokenGenerator?: LegacyTokenGenerator;
   /** podgc: --terminated-pod-gc-threshold (default 12 500; 0 turns terminated-pod collection off). */
   terminatedPodGCThreshold?: number;
   /** nodelifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
@@ -85,6 +87,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   pvprotection: 1,
   // kube-controller-manager runs both with one worker
   serviceaccount: 1,
+  // --concurrent-serviceaccount-token-syncs
+  serviceaccounttoken: 5,
   rootcacertpublisher: 1,
   // --concurrent-resource-quota-syncs
   resourcequota: 5,
@@ -119,6 +123,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "pvcprotection",
   "pvprotection",
   "serviceaccount",
+  "serviceaccounttoken",
   "rootcacertpublisher",
   "resourcequota",
   "podgc",
@@ -245,6 +250,10 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return true;
     case "serviceaccount":
       new ServiceAccountController(mgr, { workers });
+      return true;
+    case "serviceaccounttoken":
+      if (!opts.tokenGenerator) throw new ControllerSetupError("the token controller needs the API server's service-account signing key (it runs in the embedded control plane)");
+      new TokensController(mgr, { workers, tokenGenerator: opts.tokenGenerator, rootCA: opts.rootCA });
       return true;
     case "rootcacertpublisher":
       if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");

@@ -27,6 +27,7 @@ const UPSTREAM_NAMES: Readonly<Partial<Record<BuiltinControllerName, readonly st
   pvcprotection: ["persistentvolumeclaim-protection-controller", "pvc-protection"],
   pvprotection: ["persistentvolume-protection-controller", "pv-protection"],
   serviceaccount: ["serviceaccount-controller"],
+  serviceaccounttoken: ["serviceaccount-token-controller", "serviceaccount-token"],
   rootcacertpublisher: ["root-ca-certificate-publisher-controller", "root-ca-cert-publisher"],
   resourcequota: ["resourcequota-controller"],
   podgc: ["pod-garbage-collector-controller"],
