@@ -10,6 +10,7 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
+import { EndpointSliceMirroringController } from "./endpointslicemirroring/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { DaemonSetsController } from "./daemonset/index.js";
 import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
@@ -72,6 +73,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   namespace: 10,
   // --concurrent-service-endpoint-syncs
   endpointslice: 5,
+  // --mirroring-concurrent-service-endpoint-syncs
+  endpointslicemirroring: 5,
   // upstream runs it with one worker
   disruption: 1,
   // --concurrent-statefulset-syncs
@@ -115,6 +118,7 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "application",
   "namespace",
   "endpointslice",
+  "endpointslicemirroring",
   "disruption",
   "statefulset",
   "daemonset",
@@ -151,6 +155,7 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "apps", version: "v1", resource: "daemonsets" },
     { group: "apps", version: "v1", resource: "controllerrevisions" },
   ],
+  endpointslicemirroring: [{ group: "discovery.k8s.io", version: "v1", resource: "endpointslices" }],
   persistentvolume: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
   volumeprovisioner: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
 });
@@ -226,6 +231,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
       return true;
     case "endpointslice":
       new EndpointSliceController(mgr, { workers });
+      return true;
+    case "endpointslicemirroring":
+      new EndpointSliceMirroringController(mgr, { workers });
       return true;
     case "disruption":
       new DisruptionController(mgr, { workers });

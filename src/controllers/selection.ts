@@ -19,6 +19,7 @@ const UPSTREAM_NAMES: Readonly<Partial<Record<BuiltinControllerName, readonly st
   garbagecollector: ["garbage-collector-controller"],
   endpoints: ["endpoints-controller", "endpoint"],
   endpointslice: ["endpointslice-controller"],
+  endpointslicemirroring: ["endpointslice-mirroring-controller", "endpointslicemirroring"],
   namespace: ["namespace-controller"],
   disruption: ["disruption-controller"],
   statefulset: ["statefulset-controller"],
