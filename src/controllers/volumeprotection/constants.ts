@@ -15,7 +15,8 @@ export const PV_PROTECTION_CONTROLLER_NAME = "persistentvolume-protection-contro
 export const DEFAULT_PVC_PROTECTION_WORKERS = 1;
 export const DEFAULT_PV_PROTECTION_WORKERS = 1;
 
-interface Finalizable {
+/** What the two predicates read: the deletion timestamp and the finalizers. */
+export interface Finalizable {
   metadata?: { deletionTimestamp?: string | null; finalizers?: readonly string[] | null };
 }
 

@@ -9,6 +9,7 @@ export {
   isDeletionCandidate,
   needToAddFinalizer,
 } from "./constants.js";
+export type { Finalizable } from "./constants.js";
 export {
   PVCProtectionController,
   POD_PVC_INDEX,
