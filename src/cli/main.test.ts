@@ -82,7 +82,7 @@ describe("kubeloop CLI", () => {
     expect(a.lines[0]).toMatch(/^kubeloop control plane ready in \d+ ms$/);
     // Every controller but the root CA publisher (plain HTTP: no CA) and node lifecycle (no heartbeats).
     expect(a.lines).toContain(
-      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, endpoints, application, namespace, endpointslice, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, serviceaccount, resourcequota, podgc, tainteviction, podautoscaler",
+      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, endpoints, application, namespace, endpointslice, endpointslicemirroring, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, pvcprotection, pvprotection, serviceaccount, serviceaccounttoken, resourcequota, podgc, tainteviction, podautoscaler",
     );
     expect(a.lines.some((l) => /^application\/web {2}3\/3 available {2}image nginx:1\.27 {2}100% {2}converged$/.test(l))).toBe(true);
     const url = a.lines.find((l) => l.startsWith("  API server"))!.split(/\s+/).pop()!;
@@ -146,7 +146,7 @@ describe("kubeloop CLI", () => {
     );
     for (let i = 0; i < 3000 && !a.lines.some((l) => l.startsWith("No demo")); i++) await new Promise((r) => setTimeout(r, 10));
     expect(a.lines).toContain(
-      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, namespace, endpointslice, disruption, statefulset, persistentvolume, volumeprovisioner, serviceaccount, resourcequota, podgc, tainteviction, podautoscaler",
+      "  controllers  deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, podlifecycle, namespace, endpointslice, endpointslicemirroring, disruption, statefulset, persistentvolume, volumeprovisioner, pvcprotection, pvprotection, serviceaccount, serviceaccounttoken, resourcequota, podgc, tainteviction, podautoscaler",
     );
     expect(a.lines).toContain("No demo: it needs the application controller, which --controllers leaves out");
     stop("SIGINT");
@@ -163,7 +163,7 @@ describe("kubeloop CLI", () => {
   it("controller rejects an unknown controller name", async () => {
     const a = io(new Promise(() => {}));
     expect(await runCli(["controller", "nope"], a)).toBe(1);
-    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, endpoints, podlifecycle, application, namespace, endpointslice, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, serviceaccount, rootcacertpublisher, resourcequota, podgc, nodelifecycle, tainteviction, podautoscaler');
+    expect(a.errors.join("\n")).toContain('unknown controller "nope": expected one of deployment, replicaset, job, cronjob, ttlafterfinished, garbagecollector, endpoints, podlifecycle, application, namespace, endpointslice, endpointslicemirroring, disruption, statefulset, daemonset, persistentvolume, volumeprovisioner, pvcprotection, pvprotection, serviceaccount, serviceaccounttoken, rootcacertpublisher, resourcequota, podgc, nodelifecycle, tainteviction, podautoscaler');
   });
 
   it("serves https by default, with a kubeconfig that verifies the CA", async () => {

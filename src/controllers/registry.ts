@@ -10,10 +10,11 @@ import { setupApplicationController } from "./application/index.js";
 import { DeploymentController } from "./deployment/index.js";
 import { EndpointsController } from "./endpoints/index.js";
 import { EndpointSliceController } from "./endpointslice/index.js";
+import { EndpointSliceMirroringController } from "./endpointslicemirroring/index.js";
 import { DisruptionController } from "./disruption/index.js";
 import { DaemonSetsController } from "./daemonset/index.js";
 import { PersistentVolumeController, SimulatedProvisioner } from "./persistentvolume/index.js";
-import { RootCACertPublisher, ServiceAccountController } from "./serviceaccount/index.js";
+import { RootCACertPublisher, ServiceAccountController, TokensController, type LegacyTokenGenerator } from "./serviceaccount/index.js";
 import { ResourceQuotaController } from "./resourcequota/index.js";
 import { GarbageCollector } from "./garbagecollector/index.js";
 import { JobController } from "./job/index.js";
@@ -29,6 +30,7 @@ import { StatefulSetController } from "./statefulset/index.js";
 import { HorizontalController } from "./podautoscaler/index.js";
 import { CachedDiscoveryClient, DiscoveryClient } from "../client/discovery.js";
 import { DiscoveryRESTMapper } from "../client/restmapper.js";
+import { PVCProtectionController, PVProtectionController } from "./volumeprotection/index.js";
 import type { Manager } from "../runtime/manager.js";
 import type { GroupVersionResource } from "../apimachinery/gvk.js";
 
@@ -43,8 +45,10 @@ export interface ControllerSetupOptions {
   /** podlifecycle: the simulated kubelet's settings and how it binds pods. */
   kubelet?: Pick<PodLifecycleSimulatorOptions, "nodes" | "heartbeatIntervalMs" | "delays" | "speedFactor" | "capacity">;
   binder?: PodBinder;
-  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority). */
+  /** rootcacertpublisher: the CA bundle to publish as kube-root-ca.crt (the client's certificate-authority); serviceaccounttoken: the ca.crt of token secrets. */
   rootCA?: string;
+  /** serviceaccounttoken: signs legacy tokens with the API server's service-account key (the embedded server's; the key itself stays there). */
+  tokenGenerator?: LegacyTokenGenerator;
   /** podgc: --terminated-pod-gc-threshold (default 12 500; 0 turns terminated-pod collection off). */
   terminatedPodGCThreshold?: number;
   /** nodelifecycle: --node-monitor-grace-period and --node-startup-grace-period (default 50 s and 60 s). */
@@ -74,6 +78,8 @@ export const DEFAULT_WORKERS = Object.freeze({
   namespace: 10,
   // --concurrent-service-endpoint-syncs
   endpointslice: 5,
+  // --mirroring-concurrent-service-endpoint-syncs
+  endpointslicemirroring: 5,
   // upstream runs it with one worker
   disruption: 1,
   // --concurrent-statefulset-syncs
@@ -84,8 +90,13 @@ export const DEFAULT_WORKERS = Object.freeze({
   persistentvolume: 1,
   // the simulated external provisioner (sig-storage-lib's default is 4 workers; one is plenty here)
   volumeprovisioner: 1,
+  // kube-controller-manager runs both protection controllers with one worker
+  pvcprotection: 1,
+  pvprotection: 1,
   // kube-controller-manager runs both with one worker
   serviceaccount: 1,
+  // --concurrent-serviceaccount-token-syncs
+  serviceaccounttoken: 5,
   rootcacertpublisher: 1,
   // --concurrent-resource-quota-syncs
   resourcequota: 5,
@@ -114,12 +125,16 @@ export const BUILTIN_CONTROLLERS: readonly BuiltinControllerName[] = Object.free
   "application",
   "namespace",
   "endpointslice",
+  "endpointslicemirroring",
   "disruption",
   "statefulset",
   "daemonset",
   "persistentvolume",
   "volumeprovisioner",
+  "pvcprotection",
+  "pvprotection",
   "serviceaccount",
+  "serviceaccounttoken",
   "rootcacertpublisher",
   "resourcequota",
   "podgc",
@@ -148,6 +163,7 @@ export const REQUIRED_RESOURCES: Readonly<Partial<Record<BuiltinControllerName, 
     { group: "apps", version: "v1", resource: "daemonsets" },
     { group: "apps", version: "v1", resource: "controllerrevisions" },
   ],
+  endpointslicemirroring: [{ group: "discovery.k8s.io", version: "v1", resource: "endpointslices" }],
   persistentvolume: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
   volumeprovisioner: [{ group: "storage.k8s.io", version: "v1", resource: "storageclasses" }],
   podautoscaler: [{ group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers" }],
@@ -225,6 +241,9 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
     case "endpointslice":
       new EndpointSliceController(mgr, { workers });
       return true;
+    case "endpointslicemirroring":
+      new EndpointSliceMirroringController(mgr, { workers });
+      return true;
     case "disruption":
       new DisruptionController(mgr, { workers });
       return true;
@@ -240,8 +259,18 @@ export function setupController(mgr: Manager, name: BuiltinControllerName, opts:
     case "volumeprovisioner":
       new SimulatedProvisioner(mgr, { workers });
       return true;
+    case "pvcprotection":
+      new PVCProtectionController(mgr, { workers });
+      return true;
+    case "pvprotection":
+      new PVProtectionController(mgr, { workers });
+      return true;
     case "serviceaccount":
       new ServiceAccountController(mgr, { workers });
+      return true;
+    case "serviceaccounttoken":
+      if (!opts.tokenGenerator) throw new ControllerSetupError("the token controller needs the API server's service-account signing key (it runs in the embedded control plane)");
+      new TokensController(mgr, { workers, tokenGenerator: opts.tokenGenerator, rootCA: opts.rootCA });
       return true;
     case "rootcacertpublisher":
       if (opts.rootCA === undefined) throw new ControllerSetupError("the root CA publisher needs the cluster's CA bundle (a kubeconfig with certificate-authority)");

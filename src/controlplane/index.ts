@@ -94,9 +94,15 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   // The default StorageClass goes with its provisioner (minikube's storage-provisioner addon does the same).
   if (enabled.has("volumeprovisioner")) await installDefaultStorageClass(client);
   const rootCA = rootCAFromConfig(client.config);
+  // Legacy token secrets are signed by the server's own ServiceAccountTokens (the key stays in the server).
+  const tokenGenerator = api.server.access?.serviceAccountTokens;
   const running: ControllerName[] = [];
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;
+    if (name === "serviceaccounttoken" && tokenGenerator === undefined) {
+      logger.warn({ controller: name, reason: "the API server has no service-account signing key" }, "Skipping controller");
+      continue;
+    }
     if (name === "rootcacertpublisher" && rootCA === undefined) {
       logger.warn({ controller: name, reason: "the API server serves plain HTTP: there is no CA to publish" }, "Skipping controller");
       continue;
@@ -106,7 +112,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger.warn({ controller: name, reason: missing }, "Skipping controller: the resources it needs are not served");
       continue;
     }
-    if (setupController(manager, name, { ...opts.nodeLifecycle, ...opts.podAutoscaler, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA })) {
+    if (setupController(manager, name, { ...opts.nodeLifecycle, ...opts.podAutoscaler, workers: opts.workers?.[name], discovery: client.discoveryClient, kubelet: opts.kubelet, binder: apiBinder(client), rootCA, tokenGenerator })) {
       running.push(name);
     }
   }

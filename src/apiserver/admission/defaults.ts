@@ -14,8 +14,9 @@ import { namespaceLifecycle } from "./plugins/namespacelifecycle.js";
 import { priority } from "./plugins/priority.js";
 import { resourceQuota } from "./plugins/resourcequota.js";
 import { serviceAccount } from "./plugins/serviceaccount.js";
+import { storageObjectInUseProtection } from "./plugins/storageobjectinuseprotection.js";
 import { taintNodesByCondition } from "./plugins/taintnodesbycondition.js";
 
 export function defaultAdmissionPlugins(): AdmissionPluginRegistration[] {
-  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, mutatingAdmissionPolicy, validatingAdmissionPolicy, resourceQuota];
+  return [namespaceLifecycle, limitRanger, serviceAccount, taintNodesByCondition, podSecurity, priority, defaultTolerationSeconds, defaultStorageClass, storageObjectInUseProtection, mutatingAdmissionPolicy, validatingAdmissionPolicy, resourceQuota];
 }

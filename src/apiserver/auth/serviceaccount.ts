@@ -16,6 +16,24 @@ import { JWTError, keyID, looksLikeJWT, peekClaims, signJWT, verifyJWT, type JWT
 import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from "./user.js";
 
 export const defaultIssuer = "https://kubernetes.default.svc.cluster.local";
+/** The issuer of legacy (secret-based, non-expiring) tokens that the token controller writes into Secrets. */
+export const legacyIssuer = "kubernetes/serviceaccount";
+/** The label LegacyServiceAccountTokenCleanUp sets on a token secret it invalidated. */
+export const legacyTokenInvalidSinceLabel = "kubernetes.io/legacy-token-invalid-since";
+const legacyClaim = {
+  namespace: "kubernetes.io/serviceaccount/namespace",
+  secretName: "kubernetes.io/serviceaccount/secret.name",
+  serviceAccountName: "kubernetes.io/serviceaccount/service-account.name",
+  serviceAccountUID: "kubernetes.io/serviceaccount/service-account.uid",
+} as const;
+
+/** Who a legacy token is for (the token controller's request). */
+export interface LegacyTokenSubject {
+  namespace: string;
+  serviceAccountName: string;
+  serviceAccountUID: string;
+  secretName: string;
+}
 /** Default TokenRequest lifetime (SetDefaults_TokenRequestSpec) and the validation bounds. */
 export const defaultExpirationSeconds = 3600;
 const minExpirationSeconds = 600;
@@ -117,11 +135,29 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     } as KubeObject;
   }
 
+  /**
+   * A legacy token (LegacyClaims): issuer kubernetes/serviceaccount, sub, and the four private
+   * kubernetes.io/serviceaccount/... claims; no audience, no expiry. Valid while its secret holds it.
+   */
+  generateLegacyToken(subject: LegacyTokenSubject): string {
+    const claims: JWTClaims = {
+      iss: legacyIssuer,
+      [legacyClaim.namespace]: subject.namespace,
+      [legacyClaim.secretName]: subject.secretName,
+      [legacyClaim.serviceAccountName]: subject.serviceAccountName,
+      [legacyClaim.serviceAccountUID]: subject.serviceAccountUID,
+      sub: serviceAccountUsername(subject.namespace, subject.serviceAccountName),
+    };
+    return signJWT(claims, this.opts.signingKey, this.kid);
+  }
+
   async authenticateToken(token: string): Promise<TokenResult | undefined> {
     if (!looksLikeJWT(token)) return undefined;
     let claims: JWTClaims;
     try {
-      if (peekClaims(token).iss !== this.issuer) return undefined;
+      const iss = peekClaims(token).iss;
+      if (iss === legacyIssuer) return await this.authenticateLegacyToken(token);
+      if (iss !== this.issuer) return undefined;
       claims = verifyJWT(token, this.keys);
     } catch (err) {
       if (err instanceof JWTError) return { error: err.message };
@@ -156,6 +192,34 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     }
     const user: UserInfo = { username: serviceAccountUsername(ns, saName), uid, groups: serviceAccountGroups(ns), extra };
     return { user, audiences: aud };
+  }
+
+  /**
+   * The legacy validator (pkg/serviceaccount legacy.go, with lookup): the signature, the claims,
+   * then the secret that holds the token (still there, not invalidated, the same token) and the
+   * ServiceAccount (still there, the same uid). Legacy tokens carry no audience: the API server's own.
+   */
+  private async authenticateLegacyToken(token: string): Promise<TokenResult> {
+    const claims = verifyJWT(token, this.keys);
+    const str = (k: string) => (typeof claims[k] === "string" ? (claims[k] as string) : "");
+    const ns = str(legacyClaim.namespace);
+    const saName = str(legacyClaim.serviceAccountName);
+    const secretName = str(legacyClaim.secretName);
+    const saUID = str(legacyClaim.serviceAccountUID);
+    if (!saName) return { error: "sa name claim is missing" };
+    if (!ns) return { error: "namespace claim is missing" };
+    if (!secretName) return { error: "secretName claim is missing" };
+    if (claims.sub !== serviceAccountUsername(ns, saName)) return { error: "sub claim is invalid" };
+    const secret = (await this.opts.getObject("", "secrets", ns, secretName)) as (KubeObject & { data?: Record<string, string> }) | undefined;
+    if (!secret || secret.metadata?.deletionTimestamp) return { error: "token has been invalidated" };
+    if (Buffer.from(secret.data?.token ?? "", "base64").toString("utf8") !== token) return { error: "token does not match secret" };
+    if (secret.metadata?.labels?.[legacyTokenInvalidSinceLabel]) return { error: "token has been invalidated" };
+    const sa = await this.opts.getObject("", "serviceaccounts", ns, saName);
+    if (!sa || sa.metadata?.deletionTimestamp) return { error: `service account ${ns}/${saName} has been deleted` };
+    const uid = sa.metadata?.uid ?? "";
+    if (uid !== saUID) return { error: `service account UID (${uid}) does not match claim (${saUID})` };
+    const user: UserInfo = { username: serviceAccountUsername(ns, saName), uid, groups: serviceAccountGroups(ns), extra: {} };
+    return { user, audiences: [...this.apiAudiences] };
   }
 }
 
