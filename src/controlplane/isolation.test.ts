@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../apimachinery/clock.js";
-import { ApiServerIsolationError, nonDataPath, startIsolatedApiServer } from "./isolation.js";
+import { ApiServerIsolationError, childExecArgv, nonDataPath, startIsolatedApiServer } from "./isolation.js";
+
+describe("childExecArgv", () => {
+  it.each<[string, string[], string[]]>([
+    ["keeps memory and profiling flags", ["--expose-gc", "--max-old-space-size=4096", "--cpu-prof", "--cpu-prof-dir=/tmp/p"], ["--expose-gc", "--max-old-space-size=4096", "--cpu-prof", "--cpu-prof-dir=/tmp/p"]],
+    ["drops what would run something else than the host", ["--input-type=module", "-e", "startControlPlane()", "--import", "tsx", "-p"], []],
+    ["drops what would clash with the parent", ["--inspect=9229", "--inspect-brk", "--cpu-prof-name=x.cpuprofile"], []],
+  ])("%s", (_name, argv, want) => {
+    expect(childExecArgv(argv)).toEqual(want);
+  });
+});
 
 describe("nonDataPath", () => {
   class Thing {}

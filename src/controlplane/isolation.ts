@@ -127,11 +127,13 @@ function hostEntry(): string {
 }
 
 /**
- * Node flags the child inherits, less those that cannot be shared with the parent (an inspector
- * port, a fixed profile file name: the child's --cpu-prof writes a file of its own name).
+ * The parent's Node flags the child process keeps: only those about memory, profiling and
+ * diagnostics. Anything else could make it run something other than the host (`-e`, `-p`,
+ * `--import`, `--input-type`) or clash with the parent (an inspector port, a fixed profile file
+ * name: the child's --cpu-prof writes a file of its own name).
  */
-function childExecArgv(): string[] {
-  return process.execArgv.filter((a) => !/^--(inspect|debug)(-brk|-port|-wait)?(=|$)/.test(a) && !a.startsWith("--cpu-prof-name"));
+export function childExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  return execArgv.filter((a) => /^--(cpu-prof|cpu-prof-dir|cpu-prof-interval|heap-prof|heap-prof-dir|max-old-space-size|max-semi-space-size|stack-size|enable-source-maps|expose-gc|no-warnings)(=|$)/.test(a));
 }
 
 interface HostHandle {
@@ -166,7 +168,7 @@ function startProcess(): HostHandle {
 }
 
 function startThread(): HostHandle {
-  const worker = new Worker(hostEntry(), { workerData: { [API_SERVER_HOST_MARK]: true }, execArgv: childExecArgv() });
+  const worker = new Worker(hostEntry(), { workerData: { [API_SERVER_HOST_MARK]: true } });
   let error: Error | undefined;
   worker.once("error", (e) => (error = e));
   const ended = new Promise<{ code: number | null; error?: Error }>((resolve) => worker.once("exit", (code) => resolve({ code, error })));
