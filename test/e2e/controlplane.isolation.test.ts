@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../../scripts/build.mjs";
 import type * as ControlPlane from "../../src/controlplane/index.js";
 import { eventually } from "./application-env.js";
@@ -87,9 +87,16 @@ it("refuses options that cannot cross to the API server's own process", async ()
   });
 });
 
+const started: ChildProcess[] = [];
+// Whatever a failed test left running (its API server child exits with it).
+afterEach(() => {
+  for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+});
+
 /** Starts `node args…`, collecting stdout lines; resolves `line(re)` once a line matches. */
 function run(args: string[]): { child: ChildProcess; line(re: RegExp): Promise<RegExpMatchArray>; exit: Promise<number | null>; output(): string } {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
   let out = "";
   const waiters: Array<{ re: RegExp; resolve(m: RegExpMatchArray): void }> = [];
   const check = () => {
