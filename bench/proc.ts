@@ -7,7 +7,8 @@
  * A role module exports `roles: Record<string, RoleFactory>`. The child process (bench/child.ts)
  * imports the module, calls the factory with the parameters it was given and answers calls to the
  * methods the factory returned. Every process also answers three built-in calls: its CPU time
- * (process.cpuUsage, user + system, in seconds), its heap after a full GC, and stop.
+ * (process.cpuUsage, user + system, in seconds; a role that starts processes of its own answers
+ * `__cpu` itself to count them too), its heap after a full GC, and stop.
  *
  * Profiling: BENCH_PROF=<dir> starts the processes whose label matches BENCH_PROF_ROLES (a
  * regular expression, default: every process) with --cpu-prof, writing <label>-<orchestrator pid>-<n>.cpuprofile
@@ -250,7 +251,8 @@ export async function serveRole(modulePath: string, role: string): Promise<void>
   };
   process.on("message", (m: CallMessage) => {
     if (typeof m !== "object" || m === null || typeof m.id !== "number") return;
-    const fn = builtins[m.method] ?? methods[m.method];
+    // A role may answer __cpu itself, to count processes of its own (a control plane's API server child).
+    const fn = (m.method === "__cpu" ? methods.__cpu : undefined) ?? builtins[m.method] ?? methods[m.method];
     void (async () => {
       try {
         if (!fn) throw new Error(`no method ${m.method}`);

@@ -30,15 +30,22 @@
  *
  * The simulated kubelet keeps upstream-like defaults scaled by `kubeloop up`'s speed factor, on 30
  * nodes (room for every pod); heartbeats off so the write counts are the flow's own.
+ *
+ * Each flow runs once per API server isolation of BENCH_CP_ISOLATION (default "process,inline":
+ * the API server in a child process of the control plane, as `kubeloop up` runs it on more than
+ * one CPU, then in the controllers' own event loop), all sides rotated in the same rounds; the
+ * first is the headline figure, and each other is also compared with it. A control plane's CPU
+ * includes its API server child's (/proc/<pid>/stat).
  */
 import type { Deployment, StatefulSet } from "../../src/apimachinery/api/apps/v1.js";
 import type { Job } from "../../src/apimachinery/api/batch/v1.js";
+import { readFileSync } from "node:fs";
 import type { Pod, Service } from "../../src/apimachinery/api/core/v1.js";
 import type { TypedObject } from "../../src/apimachinery/types.js";
 import type { ResourceDescriptor } from "../../src/client/interfaces.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import { builtin } from "../../src/client/typed.js";
-import { startControlPlane, type ControlPlaneOptions } from "../../src/controlplane/index.js";
+import { startControlPlane, type ApiServerIsolation, type ControlPlaneOptions } from "../../src/controlplane/index.js";
 import { applications, newDeployment, newService, type Application } from "../../src/controllers/application/index.js";
 import { SharedIndexInformer } from "../../src/informers/sharedinformer.js";
 import { cpuSeconds, figure, median, progress, rotate, roundsFromEnv, type Benchmark, type Figure, type Sample } from "../harness.js";
@@ -55,6 +62,15 @@ const POD_CONCURRENCY = 64;
 const TIMEOUT_MS = 600_000;
 
 const kubelet = { nodes: NODES, heartbeatIntervalMs: 0 };
+const ISOLATIONS = (process.env.BENCH_CP_ISOLATION ?? "process,inline").split(",").map((s) => s.trim()) as ApiServerIsolation[];
+
+/** CPU-seconds (user + system) of another process, from /proc (Linux). */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after "(comm)": state is field 3, utime 14, stime 15.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
 
 /** BENCH_CP: the figures to measure, comma-separated (apps, deployment, job, statefulset); all by default. */
 const SELECTED = (process.env.BENCH_CP ?? "").split(",").map((x) => x.trim()).filter(Boolean);
@@ -131,7 +147,13 @@ export const roles = {
   controlplane: async (p: { options: ControlPlaneOptions }) => {
     const cp = await startControlPlane({ port: 0, ...p.options });
     await cp.ready;
-    return { kubeconfigPath: () => cp.api.kubeconfigPath, stop: () => cp.stop() };
+    const pid = cp.api.isolation === "process" ? cp.api.pid : undefined;
+    return {
+      kubeconfigPath: () => cp.api.kubeconfigPath,
+      // This process (its threads included) and its API server's process.
+      __cpu: () => cpuSeconds() + (pid !== undefined ? processCpuSeconds(pid) : 0),
+      stop: () => cp.stop(),
+    };
   },
 
   driver: (p: { kubeconfigPath: string }) => {
@@ -344,98 +366,148 @@ const perApp = (w: Writes, n: number) =>
     .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
     .join(", ");
 
+/** A side's label: the control plane as `kubeloop up` runs it, with its API server isolation. */
+const upLabel = (iso: ApiServerIsolation) => `kubeloop-up-${iso}`;
+const isolationName: Record<ApiServerIsolation, string> = {
+  process: "API server in its own process",
+  thread: "API server in its own thread",
+  inline: "API server in the controllers' process",
+};
+
+/** Samples keyed by isolation, then "peer". */
+type Sides = Record<string, Sample[]>;
+
 const bench: Benchmark = {
   name: "controlplane",
   async run(): Promise<Figure[]> {
     const rounds = roundsFromEnv();
     const figures: Figure[] = [];
+    const [primary, ...others] = ISOLATIONS;
 
     if (only("apps")) {
       // (a) Applications.
-      let lastWrites: Writes | undefined;
-      const appWrites: number[] = [];
-      const appNoop: number[] = [];
-      const a = await rotate(
-        {
-          ours: (round) =>
-            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
-              const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
-              if (round > 0) {
-                lastWrites = m.result;
-                appWrites.push(m.result.total / APPS);
-                appNoop.push(m.result.noopTotal);
-              }
-              return { value: m.result.ms, cpu: m.cpu, work: APPS, wallMs: m.wallMs } satisfies Sample;
-            }),
-          peer: () =>
-            withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
-              const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
-              return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
-            }),
-        },
-        { rounds, warmup: false, onRound: (r) => log(`${APPS} Applications: round ${r} done`) },
-      );
-      figures.push(
-        figure({
-          name: `${APPS} Applications (1–3 replicas) → all Available, full control plane`,
-          unit: "ms",
-          higherIsBetter: false,
-          ours: a.ours,
-          peer: a.peer,
-          peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
-          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
-          note: lastWrites
-            ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(lastWrites, APPS)}; total ${(lastWrites.total / APPS).toFixed(2)} (median over rounds ${median(appWrites).toFixed(2)}); no-op writes counted by the server: ${median(appNoop)} (median); goal ≤ 8 s on 2 cores`
-            : undefined,
-        }),
-      );
+      const lastWrites: Partial<Record<ApiServerIsolation, Writes>> = {};
+      const appWrites: Partial<Record<ApiServerIsolation, number[]>> = {};
+      const appNoop: Partial<Record<ApiServerIsolation, number[]>> = {};
+      const appSides: Record<string, (round: number) => Promise<Sample>> = {};
+      for (const iso of ISOLATIONS) {
+        appSides[iso] = (round) =>
+          withCluster(upLabel(iso), { kubelet, apiServerIsolation: iso }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ ms: number } & Writes>("applications", APPS));
+            if (round > 0) {
+              lastWrites[iso] = m.result;
+              (appWrites[iso] ??= []).push(m.result.total / APPS);
+              (appNoop[iso] ??= []).push(m.result.noopTotal);
+            }
+            return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu[upLabel(iso)], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
+          });
+      }
+      appSides.peer = () =>
+        withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+          const m = await measured([cp, driver], () => driver.call<{ ms: number }>("children", APPS));
+          return { value: m.result.ms, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, work: APPS, wallMs: m.wallMs } satisfies Sample;
+        });
+      const a: Sides = await rotate(appSides, { rounds, warmup: false, onRound: (r) => log(`${APPS} Applications: round ${r} done`) });
+      for (const iso of ISOLATIONS) {
+        const w = lastWrites[iso];
+        figures.push(
+          figure({
+            name: `${APPS} Applications (1–3 replicas) → all Available, full control plane, ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: a[iso],
+            peer: a.peer,
+            peerName: `direct create of the ${2 * APPS} children, 2 writers, no controllers`,
+            cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+            note: w
+              ? `API writes per Application (server's apiserver_request_total, last round): ${perApp(w, APPS)}; total ${(w.total / APPS).toFixed(2)} (median over rounds ${median(appWrites[iso] ?? []).toFixed(2)}); no-op writes counted by the server: ${median(appNoop[iso] ?? [])} (median); goal ≤ 8 s on 2 cores`
+              : undefined,
+          }),
+        );
+      }
+      for (const iso of others) {
+        figures.push(
+          figure({
+            name: `${APPS} Applications → all Available: ${isolationName[primary]} vs ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: a[primary],
+            peer: a[iso],
+            peerName: `the same control plane, ${isolationName[iso]}`,
+            cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          }),
+        );
+      }
     }
 
     if (only("deployment")) {
       // (b) one big Deployment.
-      let bigWrites: Writes | undefined;
-      const rollout: Sample[] = [];
+      const bigWrites: Partial<Record<ApiServerIsolation, Writes>> = {};
+      const rollout: Sides = {};
       const direct: Sample[] = [];
-      const b = await rotate(
-        {
-          ours: (round) =>
-            withCluster("kubeloop-up", { kubelet }, async (driver, cp) => {
-              const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
-              bigWrites = m.result;
-              if (round > 0) rollout.push({ value: m.result.rolloutMs });
-              return { value: m.result.readyMs, cpu: m.cpu, wallMs: m.wallMs };
-            }),
-          peer: (round) =>
-            withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
-              const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
-              if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
-              return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
-            }),
-        },
-        { rounds, warmup: false, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r} done`) },
-      );
-      figures.push(
-        figure({
-          name: `${REPLICAS}-replica Deployment: create → all ready`,
-          unit: "ms",
-          higherIsBetter: false,
-          ours: b.ours,
-          peer: b.peer,
-          peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
-          cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
-          goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
-          note: bigWrites ? `API writes, create + rollout (last round): ${perApp(bigWrites, 1)}` : undefined,
-        }),
-        figure({
-          name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete`,
-          unit: "ms",
-          higherIsBetter: false,
-          ours: rollout,
-          peer: direct,
-          peerName: `direct create + delete of ${REPLICAS} pods`,
-          goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
-        }),
-      );
+      const depSides: Record<string, (round: number) => Promise<Sample>> = {};
+      for (const iso of ISOLATIONS) {
+        depSides[iso] = (round) =>
+          withCluster(upLabel(iso), { kubelet, apiServerIsolation: iso }, async (driver, cp) => {
+            const m = await measured([cp, driver], () => driver.call<{ readyMs: number; rolloutMs: number } & Writes>("deployment", REPLICAS));
+            bigWrites[iso] = m.result;
+            if (round > 0) (rollout[iso] ??= []).push({ value: m.result.rolloutMs });
+            return { value: m.result.readyMs, cpu: { "kubeloop-up": m.cpu[upLabel(iso)], driver: m.cpu.driver }, wallMs: m.wallMs };
+          });
+      }
+      depSides.peer = (round) =>
+        withCluster("kubeloop-apiserver", { controllers: [] }, async (driver, cp) => {
+          const m = await measured([cp, driver], () => driver.call<{ createMs: number; deleteMs: number }>("pods", REPLICAS));
+          if (round > 0) direct.push({ value: m.result.createMs + m.result.deleteMs });
+          return { value: m.result.createMs, cpu: { "kubeloop-up": m.cpu["kubeloop-apiserver"], driver: m.cpu.driver }, wallMs: m.wallMs };
+        });
+      const b: Sides = await rotate(depSides, { rounds, warmup: false, onRound: (r) => log(`${REPLICAS}-replica Deployment: round ${r} done`) });
+      for (const iso of ISOLATIONS) {
+        const w = bigWrites[iso];
+        figures.push(
+          figure({
+            name: `${REPLICAS}-replica Deployment: create → all ready, ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: b[iso],
+            peer: b.peer,
+            peerName: `direct create of ${REPLICAS} pods, ${POD_CONCURRENCY} in flight`,
+            cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+            goal: { text: "≤ 3× the direct creates (ratio ≥ 0.33)", min: 1 / 3 },
+            note: w ? `API writes, create + rollout (last round): ${perApp(w, 1)}` : undefined,
+          }),
+          figure({
+            name: `${REPLICAS}-replica Deployment: new image → 25 %/25 % rollout complete, ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: rollout[iso] ?? [],
+            peer: direct,
+            peerName: `direct create + delete of ${REPLICAS} pods`,
+            goal: { text: "≤ 3× the direct creates and deletes (ratio ≥ 0.33)", min: 1 / 3 },
+          }),
+        );
+      }
+      for (const iso of others) {
+        figures.push(
+          figure({
+            name: `${REPLICAS}-replica Deployment create → all ready: ${isolationName[primary]} vs ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: b[primary],
+            peer: b[iso],
+            peerName: `the same control plane, ${isolationName[iso]}`,
+            cpuOf: { ours: "kubeloop-up", peer: "kubeloop-up" },
+          }),
+          figure({
+            name: `${REPLICAS}-replica Deployment rollout: ${isolationName[primary]} vs ${isolationName[iso]}`,
+            unit: "ms",
+            higherIsBetter: false,
+            ours: rollout[primary] ?? [],
+            peer: rollout[iso] ?? [],
+            peerName: `the same control plane, ${isolationName[iso]}`,
+          }),
+        );
+      }
     }
 
     // (c) one big Job, (d) one StatefulSet: each beside the same pods created directly and driven

@@ -22,6 +22,7 @@ import type { Logger } from "./server/server.js";
 import { rbacStrategies } from "./rbac/strategies.js";
 import { customResourceDefinitionStrategy } from "./crd/crdstrategy.js";
 import { kubeconfigForUser, prepareSecurity, type AuthOptions } from "./auth/setup.js";
+import type { CertificateAndKey } from "./auth/x509.js";
 
 export { ApiServer, type ApiServerConfig } from "./apiserver.js";
 export { kubeconfigFor, writeKubeconfig, type KubeconfigCredentials } from "./kubeconfig.js";
@@ -83,6 +84,8 @@ export interface RunningApiServer {
    * client certificate signed by the cluster CA (envtest's AddUser). Undefined on plain http.
    */
   kubeconfigForUser?: (username: string, groups?: readonly string[], namespace?: string) => string;
+  /** HTTPS only: the cluster CA (certificate and private key) that signs those client certificates and approved CSRs. */
+  clusterCA?: CertificateAndKey;
 }
 
 /** The protobuf decoder with its typed errors mapped to 400 / 415 Status errors. */
@@ -149,6 +152,7 @@ export async function startApiServer(options: StartApiServerOptions = {}): Promi
     url,
     kubeconfigPath,
     server,
+    clusterCA: sec.pki?.ca,
     kubeconfigForUser: sec.pki ? (username, groups = [], namespace = "default") => kubeconfigForUser(sec.pki!, url, username, groups, namespace) : undefined,
     stop: () =>
       (stopped ??= (async () => {

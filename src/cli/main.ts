@@ -5,7 +5,7 @@
  *   kubeloop apiserver [--port N] [--host H] [--kubeconfig-out FILE] [--data-dir DIR] [--insecure-http] [--token-auth-file F]
  *                      [--accept-data-loss]
  *   kubeloop up [--port N] [--host H] [--data-dir DIR] [--kubeconfig-out FILE] [--no-demo] [-v L] [--accept-data-loss]
- *               [--kubeconfig-update-default=false] [--kubeconfig-switch-context=false]
+ *               [--kubeconfig-update-default=false] [--kubeconfig-switch-context=false] [--apiserver-isolation inline|thread|process]
  *   kubeloop controller <name> [--kubeconfig FILE] [--namespace NS] [--workers N] [--leader-elect] ...
  *   kubeloop crd gen [module...] [--out DIR]... [--check]
  *   kubeloop crd types <crd.yaml> [--out FILE]
@@ -63,6 +63,7 @@ interface UpFlags extends ServerFlags, LoggingFlags {
   controllers?: string;
   kubeconfigUpdateDefault: boolean;
   kubeconfigSwitchContext: boolean;
+  apiserverIsolation?: "inline" | "thread" | "process";
 }
 
 async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
@@ -107,7 +108,7 @@ async function up(io: CliIO, opts: UpFlags): Promise<void> {
   try {
     await runUp(
       { out: io.out, err: io.err, stopSignal: io.stopSignal, view },
-      { ...opts, logLevel: opts.logLevel ?? opts.v, heartbeatIntervalMs: opts.heartbeatInterval },
+      { ...opts, logLevel: opts.logLevel ?? opts.v, heartbeatIntervalMs: opts.heartbeatInterval, apiServerIsolation: opts.apiserverIsolation },
     );
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
@@ -176,6 +177,13 @@ export function buildProgram(io: CliIO): Command {
         .default(true),
     )
     .addOption(new Option("--kubeconfig-switch-context [bool]", "make the kubeloop context the current one").argParser(parseBool).preset("true").default(true))
+    .addOption(
+      new Option("--apiserver-isolation <mode>", "where the API server runs: inline (the controllers' process), thread, or process (its own core; default when there is more than one CPU)").choices([
+        "inline",
+        "thread",
+        "process",
+      ]),
+    )
     .exitOverride()
     .action(async (opts: UpFlags) => up(io, opts));
 

@@ -14,9 +14,10 @@
  * context is kept too and is valid again as soon as `kubeloop up` runs with the same data directory.
  */
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { parse } from "yaml";
 import { isAlreadyExists } from "../apimachinery/errors.js";
-import type { RunningControlPlane } from "../controlplane/index.js";
+import type { ApiServerIsolation, ControlPlaneApiServer, RunningControlPlane } from "../controlplane/index.js";
 import { builtin } from "../client/typed.js";
 import { applications, type Application } from "../controllers/application/index.js";
 import { createLogger } from "../runtime/logging.js";
@@ -46,6 +47,23 @@ export interface UpOptions {
   acceptDataLoss?: boolean;
   /** kube-controller-manager's --controllers list ("*", "foo", "-foo"; default "*"). */
   controllers?: string;
+  /** Where the API server runs (--apiserver-isolation; default: {@link defaultUpIsolation}). */
+  apiServerIsolation?: ApiServerIsolation;
+}
+
+/**
+ * `kubeloop up`'s default: the API server in a process of its own when there is more than one
+ * CPU to give it (and the package is built: TypeScript sources run by a test runner keep it
+ * inline), else in the controllers' process.
+ */
+export function defaultUpIsolation(cpus = availableParallelism(), built?: boolean): ApiServerIsolation {
+  return cpus > 1 && (built ?? true) ? "process" : "inline";
+}
+
+function describeIsolation(api: ControlPlaneApiServer): string {
+  if (api.isolation === "process") return ` (own process, pid ${api.pid})`;
+  if (api.isolation === "thread") return ` (own thread)`;
+  return "";
 }
 
 export interface UpIO {
@@ -87,7 +105,7 @@ export function hints(kubeconfig: string | undefined): string[] {
 }
 
 /** Draws the demo namespace's tree whenever one of its objects changes (at most every 100 ms). */
-function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | undefined, onConverged: () => void): () => Promise<void> {
+function startView(cp: RunningControlPlane<ControlPlaneApiServer>, io: UpIO, hintKubeconfig: string | undefined, onConverged: () => void): () => Promise<void> {
   const apps = cp.informers.forResource(applications);
   const deployments = cp.informers.forResource(builtin.deployments);
   const replicaSets = cp.informers.forResource(builtin.replicaSets);
@@ -143,7 +161,7 @@ function startView(cp: RunningControlPlane, io: UpIO, hintKubeconfig: string | u
 
 export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
   const started = Date.now();
-  const { startControlPlane, selectControllers } = await import("../controlplane/index.js");
+  const { startControlPlane, selectControllers, isolatedApiServerAvailable } = await import("../controlplane/index.js");
   const controllers = selectControllers(opts.controllers ?? "*");
   const logger = createLogger({ level: opts.logLevel ?? "silent", name: "kubeloop", pretty: true, destination: { write: (l) => (io.err ?? io.out)(l.replace(/\n$/, "")) } });
   const cp = await startControlPlane({
@@ -156,19 +174,20 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
     auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
     kubelet: { nodes: opts.nodes, heartbeatIntervalMs: opts.heartbeatIntervalMs },
     controllers,
+    apiServerIsolation: opts.apiServerIsolation ?? defaultUpIsolation(undefined, isolatedApiServerAvailable()),
     server: opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : undefined,
   });
   let userKubeconfig: string | undefined;
   let context: string | undefined;
   try {
-    for (const w of cp.api.server.startupWarnings) io.err?.(`warning: ${w}`);
+    for (const w of cp.api.startupWarnings) io.err?.(`warning: ${w}`);
     await cp.ready;
     if (opts.kubeconfigUpdateDefault !== false) {
       userKubeconfig = defaultKubeconfigFile(opts.env, opts.homeDir);
       context = mergeKubeconfig({ from: cp.api.kubeconfigPath, into: userKubeconfig, switchContext: opts.kubeconfigSwitchContext !== false });
     }
     io.out(`kubeloop control plane ready in ${Date.now() - started} ms`);
-    io.out(`  API server   ${cp.api.url}`);
+    io.out(`  API server   ${cp.api.url}${describeIsolation(cp.api)}`);
     io.out(`  controllers  ${cp.controllers.join(", ")}`);
     io.out(`  kubeconfig   ${cp.api.kubeconfigPath}`);
     if (userKubeconfig) {
@@ -197,8 +216,10 @@ export async function runUp(io: UpIO, opts: UpOptions): Promise<void> {
         io.out(`application/${DEMO_NAME} already exists (kept from the data directory)`);
       }
     }
-    const signal = await io.stopSignal();
-    io.out(`received ${signal}, stopping`);
+    // Until asked to stop — or until an API server of its own process or thread ends on its own.
+    const ended = await Promise.race([io.stopSignal().then((signal) => ({ signal })), cp.api.crashed.then((crash) => ({ crash }))]);
+    if ("crash" in ended) throw ended.crash;
+    io.out(`received ${ended.signal}, stopping`);
     await stopView?.();
   } finally {
     if (userKubeconfig && context && !opts.dataDir) {

@@ -1,10 +1,14 @@
 /**
- * The whole control plane in one process: the embedded API server and every controller —
- * Deployment, ReplicaSet, garbage collector, simulated kubelet, Endpoints, Application (with its
- * CRD installed) — built with the builder on one Manager (one informer factory, one event
+ * The whole control plane: the embedded API server and every controller — Deployment,
+ * ReplicaSet, garbage collector, simulated kubelet, Endpoints, Application (with its CRD
+ * installed) — built with the builder on one Manager (one informer factory, one event
  * broadcaster, one metrics registry; no leader election, no HTTP endpoints), talking to the server
  * through a real KubeClient over the written kubeconfig (HTTPS with a client certificate, exactly
  * as kubectl does).
+ *
+ * The API server runs in the controllers' process and event loop by default, or in a worker
+ * thread or a child process of its own (`apiServerIsolation`, isolation.ts): the controllers
+ * reach it over HTTP(S) either way, so only the number of cores it can use changes.
  *
  * This is what `kubeloop up` runs and what end-to-end tests start.
  */
@@ -23,6 +27,9 @@ import { ClientEventSink, EventBroadcaster } from "../events/index.js";
 import { dropManagedFields, SharedInformerFactory } from "../informers/index.js";
 import { silentLogger, type Logger } from "../runtime/logging.js";
 import { Manager } from "../runtime/manager.js";
+import { startIsolatedApiServer, type ApiServerIsolation, type IsolatedApiServer } from "./isolation.js";
+
+export { ApiServerIsolationError, isolatedApiServerAvailable, type ApiServerIsolation, type IsolatedApiServer } from "./isolation.js";
 
 export { apiBinder } from "../controllers/podlifecycle/index.js";
 export { DEFAULT_WORKERS, type BuiltinControllerName, type ControllerSetupOptions } from "../controllers/registry.js";
@@ -33,6 +40,15 @@ export type ControllerName = BuiltinControllerName;
 export const ALL_CONTROLLERS: readonly ControllerName[] = BUILTIN_CONTROLLERS;
 
 export interface ControlPlaneOptions extends StartApiServerOptions {
+  /**
+   * Where the API server runs (default `"inline"`): in this process's event loop, in a worker
+   * thread (`"thread"`), or in a child Node process (`"process"`) — a core of its own, as a real
+   * kube-apiserver beside kube-controller-manager. Isolated, the server's options must be plain
+   * data (no `clock`, no custom `server.admissionPlugins`, `server.podLogs` or codecs: an
+   * {@link ApiServerIsolationError} says which), `api.server` is not in reach (use the API), and
+   * the server runs from the built package (dist/), not from TypeScript sources.
+   */
+  apiServerIsolation?: ApiServerIsolation;
   /** Which controllers run (default: all). */
   controllers?: readonly ControllerName[];
   /** Simulated kubelet settings (nodes, heartbeat interval, delays, speed factor). */
@@ -47,8 +63,21 @@ export interface ControlPlaneOptions extends StartApiServerOptions {
   clock?: Clock;
 }
 
-export interface RunningControlPlane {
-  api: RunningApiServer;
+/** The in-process API server of an `"inline"` control plane: the server object is in reach. */
+export interface InlineApiServer extends RunningApiServer {
+  isolation: "inline";
+  /** The server's `startupWarnings`. */
+  startupWarnings: readonly string[];
+  /** Never resolves: an inline server's failures are the process's own. */
+  crashed: Promise<Error>;
+}
+
+/** The API server of a control plane, inline or in a thread or process of its own. */
+export type ControlPlaneApiServer = InlineApiServer | IsolatedApiServer;
+
+export interface RunningControlPlane<A extends ControlPlaneApiServer = InlineApiServer> {
+  /** The API server: URL, kubeconfig, CA, `stop()`; `isolation` tells which kind it is. */
+  api: A;
   /** A client with no client-side rate limit, for in-process callers. */
   client: KubeClient;
   /** The manager every controller runs on. */
@@ -62,14 +91,47 @@ export interface RunningControlPlane {
   stop(): Promise<void>;
 }
 
-export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
-  const logger: Logger = opts.logger ?? silentLogger();
+/** The API server's own options among the control plane's. */
+function apiServerOptions(opts: ControlPlaneOptions): StartApiServerOptions {
+  const { port, host, dataDir, kubeconfigPath, logger, clock, server, insecureHttp, auth } = opts;
+  return { port, host, dataDir, kubeconfigPath, logger, clock, server, insecureHttp, auth };
+}
+
+async function startControlPlaneApiServer(opts: ControlPlaneOptions): Promise<ControlPlaneApiServer> {
   // pods/log reads the simulated kubelet's containers' lines (they follow from each pod's status).
   // metrics.k8s.io serves the usage the simulated kubelet's containers report (podlifecycle/usage.ts).
   const kubelet = (opts.controllers ?? ALL_CONTROLLERS).includes("podlifecycle");
+  const options = apiServerOptions(opts);
+  const isolation = opts.apiServerIsolation ?? "inline";
+  if (isolation !== "inline") {
+    const simulated = kubelet && !opts.server?.podLogs && !opts.server?.resourceMetrics;
+    return startIsolatedApiServer(isolation, { ...options, ...(simulated ? { simulatedKubelet: { speedFactor: opts.kubelet?.speedFactor } } : {}) });
+  }
   const podLogs = kubelet ? (opts.server?.podLogs ?? simulatedContainerLog) : opts.server?.podLogs;
   const resourceMetrics = kubelet ? (opts.server?.resourceMetrics ?? simulatedResourceMetrics({ speedFactor: opts.kubelet?.speedFactor })) : opts.server?.resourceMetrics;
-  const api = await startApiServer({ ...opts, server: { ...opts.server, podLogs, resourceMetrics } });
+  const api = await startApiServer({ ...options, server: { ...options.server, podLogs, resourceMetrics } });
+  return Object.assign(api, { isolation: "inline" as const, startupWarnings: api.server.startupWarnings, crashed: new Promise<Error>(() => {}) });
+}
+
+/**
+ * Starts the API server and the controllers; resolves once the server listens and every
+ * controller is set up (`ready` resolves when their caches have synced).
+ */
+export function startControlPlane(opts?: ControlPlaneOptions & { apiServerIsolation?: "inline" }): Promise<RunningControlPlane<InlineApiServer>>;
+export function startControlPlane(opts: ControlPlaneOptions & { apiServerIsolation: "thread" | "process" }): Promise<RunningControlPlane<IsolatedApiServer>>;
+export function startControlPlane(opts: ControlPlaneOptions): Promise<RunningControlPlane<ControlPlaneApiServer>>;
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<RunningControlPlane<ControlPlaneApiServer>> {
+  const logger: Logger = opts.logger ?? silentLogger();
+  const api = await startControlPlaneApiServer(opts);
+  try {
+    return await startControllers(opts, api, logger);
+  } catch (err) {
+    await api.stop();
+    throw err;
+  }
+}
+
+async function startControllers(opts: ControlPlaneOptions, api: ControlPlaneApiServer, logger: Logger): Promise<RunningControlPlane<ControlPlaneApiServer>> {
   const client = KubeClient.fromKubeconfig({ kubeconfigPath: api.kubeconfigPath, kubeconfigEnv: "", rest: { qps: -1, clock: opts.clock } });
   const informers = new SharedInformerFactory(client, {
     clock: opts.clock,
@@ -95,7 +157,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   if (enabled.has("volumeprovisioner")) await installDefaultStorageClass(client);
   const rootCA = rootCAFromConfig(client.config);
   // Legacy token secrets are signed by the server's own ServiceAccountTokens (the key stays in the server).
-  const tokenGenerator = api.server.access?.serviceAccountTokens;
+  const tokenGenerator = api.isolation === "inline" ? api.server.access?.serviceAccountTokens : api.legacyTokens;
   const running: ControllerName[] = [];
   for (const name of ALL_CONTROLLERS) {
     if (!enabled.has(name)) continue;

@@ -24,7 +24,7 @@ export const FAST_KUBELET: ControlPlaneOptions["kubelet"] = {
   delays: { schedule: 5, containerCreating: 10, running: 20 },
 };
 
-export async function startApplicationEnv(opts: ControlPlaneOptions = {}): Promise<ApplicationEnv> {
+export async function startApplicationEnv(opts: Omit<ControlPlaneOptions, "apiServerIsolation"> = {}): Promise<ApplicationEnv> {
   const logger = silentLogger();
   const cp = await startControlPlane({
     port: 0,

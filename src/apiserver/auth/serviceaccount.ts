@@ -6,7 +6,7 @@
  * Claims (as kube-apiserver's): iss, sub = system:serviceaccount:<ns>:<name>, aud, exp, iat,
  * nbf, jti, and "kubernetes.io": {namespace, serviceaccount{name, uid}, pod|secret{name, uid}}.
  */
-import { randomUUID, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from "node:crypto";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import { fieldErrors } from "../../apimachinery/fielderrors.js";
@@ -140,15 +140,19 @@ export class ServiceAccountTokens implements TokenAuthenticator {
    * kubernetes.io/serviceaccount/... claims; no audience, no expiry. Valid while its secret holds it.
    */
   generateLegacyToken(subject: LegacyTokenSubject): string {
-    const claims: JWTClaims = {
-      iss: legacyIssuer,
-      [legacyClaim.namespace]: subject.namespace,
-      [legacyClaim.secretName]: subject.secretName,
-      [legacyClaim.serviceAccountName]: subject.serviceAccountName,
-      [legacyClaim.serviceAccountUID]: subject.serviceAccountUID,
-      sub: serviceAccountUsername(subject.namespace, subject.serviceAccountName),
+    return signLegacyToken(subject, this.opts.signingKey, this.kid);
+  }
+
+  /**
+   * The signing key pair as PEM, for a token controller that runs outside the API server's process
+   * (kube-controller-manager's --service-account-private-key-file): `legacyTokenSigner` signs
+   * with it.
+   */
+  exportSigningKey(): { privateKeyPem: string; publicKeyPem: string } {
+    return {
+      privateKeyPem: this.opts.signingKey.export({ type: "pkcs8", format: "pem" }).toString(),
+      publicKeyPem: this.opts.publicKey.export({ type: "spki", format: "pem" }).toString(),
     };
-    return signJWT(claims, this.opts.signingKey, this.kid);
   }
 
   async authenticateToken(token: string): Promise<TokenResult | undefined> {
@@ -226,4 +230,23 @@ export class ServiceAccountTokens implements TokenAuthenticator {
 /** Go's %q of a []string: ["a" "b"]. */
 export function goStrings(xs: readonly string[]): string {
   return `[${xs.map((x) => JSON.stringify(x)).join(" ")}]`;
+}
+
+function signLegacyToken(subject: LegacyTokenSubject, signingKey: KeyObject, kid: string): string {
+  const claims: JWTClaims = {
+    iss: legacyIssuer,
+    [legacyClaim.namespace]: subject.namespace,
+    [legacyClaim.secretName]: subject.secretName,
+    [legacyClaim.serviceAccountName]: subject.serviceAccountName,
+    [legacyClaim.serviceAccountUID]: subject.serviceAccountUID,
+    sub: serviceAccountUsername(subject.namespace, subject.serviceAccountName),
+  };
+  return signJWT(claims, signingKey, kid);
+}
+
+/** Signs legacy service-account tokens with a key pair `exportSigningKey` gave (the server accepts them as its own). */
+export function legacyTokenSigner(key: { privateKeyPem: string; publicKeyPem: string }): { generateLegacyToken(subject: LegacyTokenSubject): string } {
+  const signingKey = createPrivateKey(key.privateKeyPem);
+  const kid = keyID(createPublicKey(key.publicKeyPem));
+  return { generateLegacyToken: (subject) => signLegacyToken(subject, signingKey, kid) };
 }

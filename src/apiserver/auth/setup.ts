@@ -53,7 +53,7 @@ export async function prepareSecurity(opts: { insecureHttp?: boolean; dataDir?: 
  * A kubeconfig for another user of an HTTPS server (envtest's AddUser): a client certificate
  * with CN = username and O = groups, signed by the cluster CA.
  */
-export function kubeconfigForUser(pki: ClusterPKI, serverURL: string, username: string, groups: readonly string[] = [], namespace = "default"): string {
+export function kubeconfigForUser(pki: Pick<ClusterPKI, "ca">, serverURL: string, username: string, groups: readonly string[] = [], namespace = "default"): string {
   const cert = issueClientCertificate(pki.ca, username, groups);
   return kubeconfigFor(serverURL, namespace, { caPem: pki.ca.certPem, clientCertPem: cert.certPem, clientKeyPem: cert.keyPem });
 }
