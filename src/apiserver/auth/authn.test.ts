@@ -8,7 +8,7 @@ import type { Attributes } from "../rbac/attributes.js";
 import { AuthenticationChain, bearerTokenAuthenticator, clientCertificateAuthenticator, publicInfoPaths } from "./authenticator.js";
 import { impersonate } from "./impersonation.js";
 import { signJWT, verifyJWT, keyID } from "./jwt.js";
-import { ServiceAccountTokens } from "./serviceaccount.js";
+import { legacyTokenSigner, ServiceAccountTokens } from "./serviceaccount.js";
 import { parseCSVLine, parseTokenFile, StaticTokenAuthenticator, TokenFileError } from "./tokenfile.js";
 import { generateKey } from "./x509.js";
 
@@ -91,6 +91,27 @@ describe("ServiceAccount tokens", () => {
       uid: "uid-sa",
       groups: ["system:serviceaccounts", "system:serviceaccounts:ns"],
     });
+  });
+
+  it("accepts legacy tokens signed outside the server with its exported key, while their secret holds them", async () => {
+    const subject = { namespace: "ns", secretName: "builder-token", serviceAccountName: "builder", serviceAccountUID: "uid-sa" };
+    const token = legacyTokenSigner(tokens.exportSigningKey()).generateLegacyToken(subject);
+    const secretKey = "/secrets/ns/builder-token";
+    expect(await tokens.authenticateToken(token)).toEqual({ error: "token has been invalidated" });
+    objects.set(secretKey, { apiVersion: "v1", kind: "Secret", metadata: { name: "builder-token", namespace: "ns" }, data: { token: Buffer.from(token).toString("base64") } } as KubeObject);
+    try {
+      const r = await tokens.authenticateToken(token);
+      expect(r && "user" in r ? r.user.username : r).toBe("system:serviceaccount:ns:builder");
+      // Another key's signature is not the server's.
+      const foreign = generateKey();
+      const forged = legacyTokenSigner({
+        privateKeyPem: foreign.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+        publicKeyPem: foreign.publicKey.export({ type: "spki", format: "pem" }).toString(),
+      }).generateLegacyToken(subject);
+      expect(await tokens.authenticateToken(forged)).toEqual({ error: "invalid signature" });
+    } finally {
+      objects.delete(secretKey);
+    }
   });
 
   it("validates the request: duration bounds, missing ServiceAccount", async () => {
