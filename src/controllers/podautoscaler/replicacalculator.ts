@@ -313,6 +313,21 @@ export class ReplicaCalculator {
     return Math.ceil(usageRatio * ready);
   }
 
+  /** An Object metric's value, its failure worded as upstream's replica calculator words it. */
+  private async objectMetric(
+    metricName: string,
+    namespace: string,
+    objectRef: CrossVersionObjectReference,
+    metricSelector: string,
+    signal?: AbortSignal,
+  ): ReturnType<MetricsClient["getObjectMetric"]> {
+    try {
+      return await this.metricsClient.getObjectMetric(metricName, namespace, objectRef, metricSelector, signal);
+    } catch (err) {
+      throw new ReplicaCalculationError(`unable to get metric ${metricName}: ${objectRef.kind} on ${namespace} ${objectRef.name}/${errorText(err)}`);
+    }
+  }
+
   /** GetObjectMetricReplicas: an Object metric's value target. */
   async getObjectMetricReplicas(
     currentReplicas: number,
@@ -325,12 +340,7 @@ export class ReplicaCalculator {
     metricSelector: string,
     signal?: AbortSignal,
   ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
-    let got: Awaited<ReturnType<MetricsClient["getObjectMetric"]>>;
-    try {
-      got = await this.metricsClient.getObjectMetric(metricName, namespace, objectRef, metricSelector, signal);
-    } catch (err) {
-      throw new ReplicaCalculationError(`unable to get metric ${metricName}: ${objectRef.kind} on ${namespace} ${objectRef.name}/${errorText(err)}`);
-    }
+    const got = await this.objectMetric(metricName, namespace, objectRef, metricSelector, signal);
     const replicas = this.usageRatioReplicaCount(currentReplicas, got.value / targetValue, tolerances, namespace, selector);
     return { replicas, usage: got.value, timestampMs: got.timestampMs };
   }
@@ -346,12 +356,7 @@ export class ReplicaCalculator {
     metricSelector: string,
     signal?: AbortSignal,
   ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
-    let got: Awaited<ReturnType<MetricsClient["getObjectMetric"]>>;
-    try {
-      got = await this.metricsClient.getObjectMetric(metricName, namespace, objectRef, metricSelector, signal);
-    } catch (err) {
-      throw new ReplicaCalculationError(`unable to get metric ${metricName}: ${objectRef.kind} on ${namespace} ${objectRef.name}/${errorText(err)}`);
-    }
+    const got = await this.objectMetric(metricName, namespace, objectRef, metricSelector, signal);
     let replicas = statusReplicas;
     const ratio = got.value / (targetAverage * replicas);
     if (!isWithinTolerance(tolerances, ratio)) replicas = Math.ceil(got.value / targetAverage);
