@@ -74,8 +74,8 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
     // pods/log answers with the simulated kubelet's lines, which follow from each pod's status:
     // they are right whichever process runs the kubelet (`kubeloop controller podlifecycle`).
     const { simulatedContainerLog } = await import("../controllers/podlifecycle/logs.js");
-    // metrics.k8s.io likewise serves the usage the pods' annotations and requests set.
-    const { simulatedResourceMetrics } = await import("../controllers/podlifecycle/usage.js");
+    // No metrics.k8s.io here: a bare kube-apiserver serves none (metrics-server adds it), and
+    // `kubectl api-resources` lists what 1.36 serves by default. `kubeloop up` serves it.
     running = await startApiServer({
       port: opts.port,
       host: opts.host,
@@ -83,7 +83,7 @@ async function serve(io: CliIO, opts: ServeOptions): Promise<void> {
       dataDir: opts.dataDir,
       insecureHttp: opts.insecureHttp,
       auth: opts.tokenAuthFile ? { tokenAuthFile: opts.tokenAuthFile } : undefined,
-      server: { podLogs: simulatedContainerLog, resourceMetrics: simulatedResourceMetrics(), ...(opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : {}) },
+      server: { podLogs: simulatedContainerLog, ...(opts.acceptDataLoss ? { persistence: { acceptDataLoss: true } } : {}) },
     });
   } catch (err) {
     throw new CliError(err instanceof Error ? err.message : String(err));
