@@ -91,6 +91,26 @@ describe("FakeClient CRUD semantics", () => {
     await expect(c.delete("web", { preconditions: { uid: "other" } })).rejects.toSatisfy(isConflict);
   });
 
+  it("a write that changes nothing keeps the resourceVersion and emits no event, as the server", async () => {
+    const fake = new FakeClient({ clock: new FakeClock(Date.UTC(2026, 0, 1)) });
+    const c = fake.resource(deployments, "default");
+    const created = await c.create(dep("web", { app: "web" }));
+    const ac = new AbortController();
+    const events = (await c.watch({ resourceVersion: created.metadata?.resourceVersion, signal: ac.signal }))[Symbol.asyncIterator]();
+    const same = await c.update(created);
+    expect(same.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    const sameStatus = await c.updateStatus(created);
+    expect(sameStatus.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    const noopPatch = await c.patch("web", "merge", { spec: { replicas: 1 } });
+    expect(noopPatch.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
+    const changed = await c.update({ ...created, spec: { replicas: 2 } });
+    expect(Number(changed.metadata?.resourceVersion)).toBe(Number(created.metadata?.resourceVersion) + 1);
+    const [first] = await take(events, 1);
+    expect(first?.type).toBe("MODIFIED");
+    expect(first?.object.metadata?.resourceVersion).toBe(changed.metadata?.resourceVersion);
+    ac.abort();
+  });
+
   it("cluster-scoped resources ignore namespaces", async () => {
     const fake = new FakeClient();
     const c = fake.resource(nodes);

@@ -1,6 +1,7 @@
 /**
  * ObjectTracker: the in-memory store behind the fake client, with the semantics controllers rely
- * on — a global resourceVersion bumped on every write, 409 on a stale resourceVersion, 404/409 for
+ * on — a global resourceVersion bumped on every write that changes the object (a no-op write keeps
+ * it and emits no event), 409 on a stale resourceVersion, 404/409 for
  * missing/existing names, generateName, finalizers delaying deletion, and watches that replay from
  * a retained history of events (410 Expired beyond it).
  *
@@ -12,6 +13,7 @@ import type { Status } from "../apimachinery/api/meta/v1.js";
 import type { Clock } from "../apimachinery/clock.js";
 import { realClock } from "../apimachinery/clock.js";
 import { deepCopy } from "../apimachinery/deepcopy.js";
+import { deepEqual } from "../apimachinery/equality.js";
 import { StatusError } from "../apimachinery/errors.js";
 import { fieldErrors } from "../apimachinery/fielderrors.js";
 import type { KubeObject } from "../apimachinery/types.js";
@@ -175,6 +177,10 @@ export class ObjectTracker {
       this.emit({ type: "DELETED", resourceKey: resourceKey(r), revision: this.revision, object: next });
       return deepCopy(next);
     }
+    // A write that changes nothing is a no-op, as kube-apiserver's: no new resourceVersion and
+    // no watch event; the caller gets the stored object back.
+    nm.resourceVersion = old.metadata?.resourceVersion;
+    if (deepEqual(next, old)) return deepCopy(old);
     nm.resourceVersion = String(++this.revision);
     b.set(key, next);
     this.emit({ type: "MODIFIED", resourceKey: resourceKey(r), revision: this.revision, object: next, old });
