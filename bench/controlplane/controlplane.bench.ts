@@ -42,6 +42,7 @@ import type { Job } from "../../src/apimachinery/api/batch/v1.js";
 import { readFileSync } from "node:fs";
 import type { Pod, Service } from "../../src/apimachinery/api/core/v1.js";
 import type { TypedObject } from "../../src/apimachinery/types.js";
+import { TransportError } from "../../src/client/errors.js";
 import type { ResourceDescriptor } from "../../src/client/interfaces.js";
 import { KubeClient } from "../../src/client/kubeclient.js";
 import { builtin } from "../../src/client/typed.js";
@@ -98,9 +99,24 @@ async function inParallel(n: number, concurrency: number, fn: (i: number) => Pro
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(n, concurrency) }, async () => {
-      for (let i = next++; i < n; i = next++) await fn(i);
+      for (let i = next++; i < n; i = next++) await unlessNeverConnected(() => fn(i));
     }),
   );
+}
+
+/**
+ * Runs `op`, again (up to 5 tries) when the connection for it could not even be made in the
+ * client's 10 s connect timeout — on this shared machine a starved server process does not accept
+ * in time now and then. The request was never sent, so a retry cannot apply it twice.
+ */
+async function unlessNeverConnected<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (attempt >= 5 || !(err instanceof TransportError) || err.code !== "UND_ERR_CONNECT_TIMEOUT") throw err;
+    }
+  }
 }
 
 /** Watches `resource` in `namespace` until `done(objects)` holds (checked on every event). */
