@@ -978,7 +978,8 @@ describe("lifecycle hooks (postStart, preStop)", () => {
     }
     const cases: Array<{ name: string; preStop: LifecycleHandler; grace?: number; command?: string[]; runFirstMs?: number; annotations?: Record<string, string>; wantGoneMs: number; wantFailedAtMs?: number }> = [
       { name: "preStop sleep 5 within 30 s: the hook's time counts against the grace period (gone at 30 s × 0.1)", preStop: { sleep: { seconds: 5 } }, wantGoneMs: 3000 },
-      { name: "preStop sleep 5 with 3 s of grace: cut off at 3 s, then the 2 s minimum", preStop: { sleep: { seconds: 5 } }, grace: 3, wantGoneMs: 500 },
+      { name: "an exec preStop of 5 s with 3 s of grace: cut off at 3 s, then the 2 s minimum", preStop: { exec: { command: ["sh", "-c", "sleep 5"] } }, grace: 3, wantGoneMs: 500 },
+      { name: "preStop sleep 5 with 5 s of grace: the hook's 5 s, then the 2 s minimum", preStop: { sleep: { seconds: 5 } }, grace: 5, wantGoneMs: 700 },
       { name: "preStop sleep 29 of 30: what is left is below the 2 s minimum", preStop: { sleep: { seconds: 29 } }, wantGoneMs: 3100 },
       { name: "a failing exec preStop: FailedPreStopHook when it fails, the pod still waits out its grace", preStop: { exec: { command: ["sh", "-c", "sleep 4; exit 2"] } }, wantGoneMs: 3000, wantFailedAtMs: 400 },
       { name: "a failing httpGet preStop (annotation fail-after=1)", preStop: { httpGet: { path: "/drain", port: 80 } }, annotations: { "sim.kubeloop.dev/hook.app.preStop": "fail-after=1" }, wantGoneMs: 3000, wantFailedAtMs: 100 },
