@@ -823,6 +823,21 @@ describe("sidecars (restartPolicy Always init containers, KEP-753)", () => {
     pod = await run(h, "gated", (x) => x.status?.phase === "Succeeded");
   });
 
+  it("a sidecar stopped at the end runs its preStop hook first: one that outlives the grace period is cut off, then 2 s", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = sidecarPod("hooked", { main: ["sh", "-c", "sleep 5"] });
+    p.spec!.initContainers![0].lifecycle = { preStop: { exec: { command: ["sh", "-c", "sleep 60; exit 1"] } } };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    const pod = await run(h, "hooked", (x) => x.status?.phase === "Succeeded");
+    // 5 s of main container, then (30 s of grace + the 2 s minimum) × speedFactor 0.1.
+    expect(h.clock.now() - t0).toBe(5_000 + 3_200);
+    expect(pod.status?.initContainerStatuses?.[0].state?.terminated?.exitCode).toBe(137);
+    // Cut off: its failure comes too late to count.
+    expect(h.recorder.events).not.toContain("Warning FailedPreStopHook PreStopHook failed");
+  });
+
   it("an unready sidecar makes the pod unready", async () => {
     const h = setup();
     await h.registerNodes();

@@ -298,10 +298,6 @@ function terminate(ctx: Ctx, cs: ContainerStatus, atMs: number, exitCode: number
   };
 }
 
-/** The grace period of a kill, scaled: the probe's own, else the pod's, else 30 s. */
-function graceMs(ctx: Ctx, probeGraceSeconds?: number): number {
-  return graceSeconds(ctx, probeGraceSeconds) * 1000 * ctx.speedFactor;
-}
 
 /**
  * A running container at ctx.nowMs: its program ends, its probes decide `started` and `ready`, or
@@ -513,7 +509,6 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
   let sidecarsRunning = false;
   if (mainDone && inits.some(isSidecar)) {
     const doneMs = Math.max(...s.containerStatuses.map((c) => finishedMs(ctx, c)));
-    const stopAt = doneMs + graceMs(ctx);
     const sidecars = inits.map((c, i) => ({ c, i })).filter(({ c }) => isSidecar(c)).reverse();
     for (const { c, i } of sidecars) {
       const cs = initStatuses[i];
@@ -523,6 +518,10 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
         ctx.events.push({ type: "Normal", reason: "Killing", message: `Stopping container ${c.name}`, always: true });
       }
       if (cs.state?.terminated) continue;
+      // Its preStop hook first, within the grace period (hooks.ts killTimeline).
+      const kill = killTimeline(graceSeconds(ctx), hookOutcome(pod, c, "preStop", opts.onInvalidHook), ctx.speedFactor);
+      preStopFailure(ctx, id, doneMs, kill.hookFailedMs);
+      const stopAt = doneMs + kill.killMs;
       if (ctx.nowMs >= stopAt) initStatuses[i] = terminate(ctx, cs, stopAt, KILLED_EXIT_CODE);
       else {
         sidecarsRunning = true;
@@ -530,7 +529,7 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
       }
     }
     // The sidecars' own steps may have asked to restart them: not any more.
-    if (ctx.nowMs >= stopAt) ctx.dues.length = 0;
+    if (!sidecarsRunning) ctx.dues.length = 0;
   }
 
   const all = [...initStatuses, ...s.containerStatuses];
