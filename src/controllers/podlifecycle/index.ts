@@ -43,3 +43,4 @@ export {
 } from "./usage.js";
 export type { SimulatedContainerUsage } from "./usage.js";
 export { PROBE_ANNOTATION_PREFIX, PROBE_DEFAULTS, InvalidProbeAnnotationError } from "./probes.js";
+export { HOOK_ANNOTATION_PREFIX, InvalidHookAnnotationError } from "./hooks.js";

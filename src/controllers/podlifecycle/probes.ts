@@ -264,15 +264,17 @@ export interface ProbeTimeline {
 
 /**
  * Runs a container's probe workers from its start (`startMs`) to `untilMs`. Failures at or
- * before `reportedMs` were reported already.
+ * before `reportedMs` were reported already. No tick before `fromMs` counts (default: the
+ * start): the kubelet probes a container only once its status shows it running, which a
+ * postStart hook (hooks.ts) holds back; ticks stay aligned to the start.
  */
-export function probeTimeline(probes: ContainerProbes, startMs: number, untilMs: number, reportedMs = -Infinity): ProbeTimeline {
+export function probeTimeline(probes: ContainerProbes, startMs: number, untilMs: number, reportedMs = -Infinity, fromMs = startMs): ProbeTimeline {
   const failures: ProbeFailure[] = [];
   const nexts: number[] = [];
-  let startedMs: number | undefined = startMs;
+  let startedMs: number | undefined = fromMs;
   let kill: ProbeTimeline["kill"];
   if (probes.startup) {
-    const r = runProbe(probes.startup, startMs, startMs, false, untilMs, reportedMs);
+    const r = runProbe(probes.startup, startMs, fromMs, false, untilMs, reportedMs);
     failures.push(...r.failures);
     if (r.nextMs !== undefined) nexts.push(r.nextMs);
     startedMs = r.result === true ? r.firedMs : undefined;

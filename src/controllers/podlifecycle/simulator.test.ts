@@ -1,6 +1,6 @@
 import type { ReplicaSet } from "../../apimachinery/api/apps/v1.js";
 import type { Lease } from "../../apimachinery/api/coordination/v1.js";
-import type { Node, Pod } from "../../apimachinery/api/core/v1.js";
+import type { LifecycleHandler, Node, Pod } from "../../apimachinery/api/core/v1.js";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
@@ -823,6 +823,21 @@ describe("sidecars (restartPolicy Always init containers, KEP-753)", () => {
     pod = await run(h, "gated", (x) => x.status?.phase === "Succeeded");
   });
 
+  it("a sidecar stopped at the end runs its preStop hook first: one that outlives the grace period is cut off, then 2 s", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = sidecarPod("hooked", { main: ["sh", "-c", "sleep 5"] });
+    p.spec!.initContainers![0].lifecycle = { preStop: { exec: { command: ["sh", "-c", "sleep 60; exit 1"] } } };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    const pod = await run(h, "hooked", (x) => x.status?.phase === "Succeeded");
+    // 5 s of main container, then (30 s of grace + the 2 s minimum) × speedFactor 0.1.
+    expect(h.clock.now() - t0).toBe(5_000 + 3_200);
+    expect(pod.status?.initContainerStatuses?.[0].state?.terminated?.exitCode).toBe(137);
+    // Cut off: its failure comes too late to count.
+    expect(h.recorder.events).not.toContain("Warning FailedPreStopHook PreStopHook failed");
+  });
+
   it("an unready sidecar makes the pod unready", async () => {
     const h = setup();
     await h.registerNodes();
@@ -832,5 +847,180 @@ describe("sidecars (restartPolicy Always init containers, KEP-753)", () => {
     h.addPod(p);
     const pod = await run(h, "unready", (x) => x.status?.containerStatuses?.[0].state?.running !== undefined);
     expect(pod.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [proxy]" });
+  });
+});
+
+describe("lifecycle hooks (postStart, preStop)", () => {
+  function hookPod(name: string, o: { postStart?: LifecycleHandler; preStop?: LifecycleHandler; command?: string[]; restartPolicy?: string; annotations?: Record<string, string>; grace?: number } = {}): Pod {
+    const p = newPod(name, { image: "busybox", annotations: o.annotations });
+    const c = p.spec!.containers[0];
+    if (o.command) c.command = o.command;
+    c.lifecycle = { ...(o.postStart ? { postStart: o.postStart } : {}), ...(o.preStop ? { preStop: o.preStop } : {}) };
+    if (o.restartPolicy) p.spec!.restartPolicy = o.restartPolicy;
+    if (o.grace !== undefined) p.spec!.terminationGracePeriodSeconds = o.grace;
+    return p;
+  }
+  async function runUntil(h: ReturnType<typeof setup>, name: string, done: (p: Pod) => boolean, limitMs = 600_000) {
+    const start = h.clock.now();
+    for (let i = 0; i < 500; i++) {
+      const r = await h.settle(`default/${name}`);
+      const pod = h.getPod(name);
+      if (done(pod)) return pod;
+      if (r.requeueAfterMs === undefined || h.clock.now() - start > limitMs) break;
+      h.clock.step(r.requeueAfterMs);
+    }
+    throw new Error(`${name} did not get there: ${JSON.stringify(h.getPod(name).status)}`);
+  }
+  const app = (p: Pod, i = 0) => p.status?.containerStatuses?.[i];
+  const runningNow = (p: Pod) => app(p)?.state?.running !== undefined;
+
+  it("postStart: the container shows ContainerCreating until the hook returns, then runs since its start", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(hookPod("slow", { postStart: { sleep: { seconds: 5 } } }));
+    const t0 = h.clock.now();
+    await h.settle("default/slow");
+    expect(await h.settle("default/slow")).toEqual({ requeueAfterMs: 5000 });
+    expect(app(h.getPod("slow"))?.state?.waiting?.reason).toBe("ContainerCreating");
+    expect(h.recorder.events).toContain("Normal Started Started container app");
+    const pod = await runUntil(h, "slow", runningNow);
+    expect(h.clock.now() - t0).toBe(5000);
+    expect(Date.parse(app(pod)?.state?.running?.startedAt ?? "")).toBe(t0);
+    expect(pod.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+  });
+
+  it("postStart holds the probes back: the first tick counted is the first one after the hook", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = hookPod("probed", { postStart: { exec: { command: ["sh", "-c", "sleep 15"] } } });
+    p.spec!.containers[0].readinessProbe = { httpGet: { port: 80 }, periodSeconds: 10 };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    let pod = await runUntil(h, "probed", runningNow);
+    expect(h.clock.now() - t0).toBe(15_000);
+    expect(app(pod)?.ready).toBe(false);
+    // Ticks at 0, 10, 20 s from the start: 20 s is the first after the hook.
+    pod = await runUntil(h, "probed", (x) => app(x)?.ready === true);
+    expect(h.clock.now() - t0).toBe(20_000);
+  });
+
+  it("the kubelet starts containers one after another: the next waits for the previous one's postStart", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = hookPod("two", { postStart: { sleep: { seconds: 4 } } });
+    p.spec!.containers.push({ name: "second", image: "busybox" });
+    h.addPod(p);
+    const t0 = h.clock.now();
+    const pod = await runUntil(h, "two", (x) => app(x, 1)?.state?.running !== undefined);
+    expect(h.clock.now() - t0).toBe(4000);
+    expect(Date.parse(app(pod, 1)?.state?.running?.startedAt ?? "") - t0).toBe(4000);
+  });
+
+  it("a failing postStart: FailedPostStartHook, killed after the grace period, PostStartHookError, then restarted with the back-off", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(hookPod("bad", { postStart: { exec: { command: ["sh", "-c", "sleep 2; exit 1"] } } }));
+    const t0 = h.clock.now();
+    let pod = await runUntil(h, "bad", (x) => app(x)?.state?.waiting?.reason === "PostStartHookError");
+    // 2 s of hook, then the kill: 30 s of grace × speedFactor 0.1, ignored by the program.
+    expect(h.clock.now() - t0).toBe(2000 + 3000);
+    expect(app(pod)).toMatchObject({
+      restartCount: 0,
+      ready: false,
+      state: { waiting: { reason: "PostStartHookError", message: expect.stringMatching(/^Exec lifecycle hook \(\[sh -c sleep 2; exit 1\]\) for Container "app" in Pod "bad_default\(.*\)" failed - error: command 'sh -c sleep 2; exit 1' exited with 1: , message: ""$/) } },
+      lastState: { terminated: { exitCode: 137, reason: "Error" } },
+    });
+    expect(h.recorder.events).toEqual(expect.arrayContaining(["Warning FailedPostStartHook PostStartHook failed", "Normal Killing FailedPostStartHook"]));
+    expect(h.recorder.events.indexOf("Warning FailedPostStartHook PostStartHook failed")).toBeLessThan(h.recorder.events.indexOf("Normal Killing FailedPostStartHook"));
+    // The first restart is at once; its hook fails again; the second waits out 10 s in CrashLoopBackOff.
+    pod = await runUntil(h, "bad", (x) => app(x)?.state?.waiting?.reason === "CrashLoopBackOff");
+    expect(app(pod)?.restartCount).toBe(1);
+    expect(h.clock.now() - t0).toBe(2 * 5000);
+    // The third container starts after the back-off; it shows only once its hook and kill are over.
+    pod = await runUntil(h, "bad", (x) => (app(x)?.restartCount ?? 0) === 2);
+    expect(h.clock.now() - t0).toBe(2 * 5000 + 10_000 + 5000);
+    expect(app(pod)?.state?.waiting?.message).toMatch(/^back-off 20s restarting failed container=app /);
+    expect(h.recorder.events.filter((e) => e === "Warning FailedPostStartHook PostStartHook failed")).toHaveLength(3);
+    expect(pod.status?.phase).toBe("Running");
+  });
+
+  it("a failing postStart under restartPolicy Never: the container stays terminated (137), the pod fails", async () => {
+    const h = setup();
+    await h.registerNodes();
+    h.addPod(hookPod("once", { postStart: { httpGet: { path: "/warm", port: 80 } }, restartPolicy: "Never", annotations: { "sim.kubeloop.dev/hook.app.postStart": "fail" } }));
+    const pod = await runUntil(h, "once", (x) => x.status?.phase === "Failed");
+    expect(app(pod)?.state?.terminated).toMatchObject({ exitCode: 137, reason: "Error" });
+    expect(app(pod)?.restartCount).toBe(0);
+    expect(h.recorder.events).toContain("Warning FailedPostStartHook PostStartHook failed");
+  });
+
+  it("the kill after a failing postStart runs the preStop hook first", async () => {
+    const h = setup();
+    await h.registerNodes();
+    // A preStop hook that outlives the 30 s grace period: cut off, then the 2 s minimum (× 0.1).
+    h.addPod(hookPod("both", { postStart: { tcpSocket: { port: 80 } }, preStop: { sleep: { seconds: 60 } }, restartPolicy: "Never" }));
+    const t0 = h.clock.now();
+    const pod = await runUntil(h, "both", (x) => x.status?.phase === "Failed");
+    expect(h.clock.now() - t0).toBe(3200);
+    expect(app(pod)?.state?.terminated?.exitCode).toBe(137);
+  });
+
+  it("a liveness kill runs the preStop hook (its failure: FailedPreStopHook) before the container is stopped", async () => {
+    const h = setup();
+    await h.registerNodes();
+    const p = hookPod("live", { preStop: { exec: { command: ["sh", "-c", "sleep 10; exit 1"] } }, annotations: { "sim.kubeloop.dev/probe.app.liveness": "fail" } });
+    p.spec!.containers[0].livenessProbe = { httpGet: { path: "/healthz", port: 80 }, periodSeconds: 1, failureThreshold: 1 };
+    h.addPod(p);
+    const t0 = h.clock.now();
+    await runUntil(h, "live", (x) => (app(x)?.restartCount ?? 0) === 1);
+    // Killed at the first tick; the hook fails after 10 s × 0.1; the container gets 20 s × 0.1 more.
+    expect(h.clock.now() - t0).toBe(3000);
+    const killing = h.recorder.events.indexOf("Normal Killing Container app failed liveness probe, will be restarted");
+    expect(killing).toBeGreaterThanOrEqual(0);
+    expect(h.recorder.events.indexOf("Warning FailedPreStopHook PreStopHook failed")).toBeGreaterThan(killing);
+  });
+
+  describe("on deletion", () => {
+    function markDeleted(h: ReturnType<typeof setup>, name: string) {
+      const pod = h.client.tracker.get(builtin.pods, "default", name) as unknown as Pod;
+      const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+      h.client.tracker.delete(builtin.pods, "default", name);
+      h.client.tracker.create(builtin.pods, "default", {
+        ...pod,
+        metadata: { ...pod.metadata, resourceVersion: undefined, deletionTimestamp: new Date(h.clock.now() + grace * 1000).toISOString(), deletionGracePeriodSeconds: grace },
+      } as never);
+      h.refresh();
+    }
+    const cases: Array<{ name: string; preStop: LifecycleHandler; grace?: number; command?: string[]; runFirstMs?: number; annotations?: Record<string, string>; wantGoneMs: number; wantFailedAtMs?: number }> = [
+      { name: "preStop sleep 5 within 30 s: the hook's time counts against the grace period (gone at 30 s × 0.1)", preStop: { sleep: { seconds: 5 } }, wantGoneMs: 3000 },
+      { name: "an exec preStop of 5 s with 3 s of grace: cut off at 3 s, then the 2 s minimum", preStop: { exec: { command: ["sh", "-c", "sleep 5"] } }, grace: 3, wantGoneMs: 500 },
+      { name: "preStop sleep 5 with 5 s of grace: the hook's 5 s, then the 2 s minimum", preStop: { sleep: { seconds: 5 } }, grace: 5, wantGoneMs: 700 },
+      { name: "preStop sleep 29 of 30: what is left is below the 2 s minimum", preStop: { sleep: { seconds: 29 } }, wantGoneMs: 3100 },
+      { name: "a failing exec preStop: FailedPreStopHook when it fails, the pod still waits out its grace", preStop: { exec: { command: ["sh", "-c", "sleep 4; exit 2"] } }, wantGoneMs: 3000, wantFailedAtMs: 400 },
+      { name: "a failing httpGet preStop (annotation fail-after=1)", preStop: { httpGet: { path: "/drain", port: 80 } }, annotations: { "sim.kubeloop.dev/hook.app.preStop": "fail-after=1" }, wantGoneMs: 3000, wantFailedAtMs: 100 },
+      { name: "tcpSocket fails at once", preStop: { tcpSocket: { port: 80 } }, wantGoneMs: 3000, wantFailedAtMs: 0 },
+      { name: "a program that ends during the hook: the kubelet still waits for the hook", preStop: { sleep: { seconds: 20 } }, command: ["sleep", "5"], runFirstMs: 4000, wantGoneMs: 2000 },
+      { name: "a program that ends after the hook: the pod goes when it ends", preStop: { sleep: { seconds: 2 } }, command: ["sleep", "5"], runFirstMs: 4000, wantGoneMs: 1000 },
+    ];
+    it.each(cases)("$name", async (t) => {
+      const h = setup({ speedFactor: 0.1 });
+      await h.registerNodes();
+      h.addPod(hookPod("p", { preStop: t.preStop, grace: t.grace, command: t.command ?? ["sleep", "infinity"], annotations: t.annotations }));
+      await runUntil(h, "p", runningNow);
+      h.clock.step(t.runFirstMs ?? 1000);
+      markDeleted(h, "p");
+      const t0 = h.clock.now();
+      const failed = () => h.recorder.events.filter((e) => e === "Warning FailedPreStopHook PreStopHook failed").length;
+      for (let i = 0; i < 20 && h.client.tracker.list(builtin.pods, "default").length > 0; i++) {
+        const r = await h.step("default/p");
+        if (t.wantFailedAtMs !== undefined && h.clock.now() - t0 < t.wantFailedAtMs) expect(failed()).toBe(0);
+        if (r.requeueAfterMs === undefined) break;
+        h.clock.step(r.requeueAfterMs);
+      }
+      expect(h.client.tracker.list(builtin.pods, "default")).toEqual([]);
+      expect(h.clock.now() - t0).toBe(t.wantGoneMs);
+      expect(failed()).toBe(t.wantFailedAtMs === undefined ? 0 : 1);
+      if (t.wantFailedAtMs !== undefined) expect(h.recorder.events.indexOf("Normal Killing Stopping container app")).toBeLessThan(h.recorder.events.indexOf("Warning FailedPreStopHook PreStopHook failed"));
+    });
   });
 });

@@ -5,12 +5,13 @@
  * It keeps `nodes` fake nodes registered and healthy, binds pending pods to the least loaded node
  * that fits, walks each pod through ContainerCreating to Running/Ready (or a requested fault) —
  * or, for pods whose containers finish (programs.ts: `sh -c "exit 1"`, `sleep N`, the
- * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations) and pods with probes (probes.ts),
+ * `sim.kubeloop.dev/exit-code` and `run-seconds` annotations) and pods with probes (probes.ts)
+ * or postStart hooks (hooks.ts),
  * sidecars or an active deadline, through the container state machine (workload.ts): init
  * containers and sidecars, runs, probes, kills, exits, restarts with the kubelet's back-off and a
  * Succeeded/Failed phase — and
- * finishes graceful deletions the way a kubelet does (delete with grace 0 once the grace period
- * has passed, scaled by `speedFactor`).
+ * finishes graceful deletions the way a kubelet does (preStop hooks first, then delete with grace
+ * 0 once the grace period has passed, scaled by `speedFactor`).
  *
  * A node annotated `sim.kubeloop.dev/heartbeat: "stopped"` (nodes.ts) has its kubelet stopped:
  * no Lease renewals or node status, and its pods are left as they are, so the node lifecycle and
@@ -89,6 +90,7 @@ import {
   unschedulableStatus,
 } from "./podstatus.js";
 import { podHasProbes } from "./probes.js";
+import { FAILED_PRE_STOP_HOOK, hookOutcome, killTimeline, podHasPostStart, PRE_STOP_HOOK_FAILED_MESSAGE } from "./hooks.js";
 import { podPrograms, type PodPrograms } from "./programs.js";
 import { pickNode, podRequests, type NodeUsage } from "./scheduler.js";
 import { claimNames, podVolumes, selectNode } from "./volumebinding.js";
@@ -484,8 +486,8 @@ export class PodLifecycleSimulator {
     const fault = detectFault(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid fault annotation"));
     if (stage === "Terminal") return {};
     if (stage !== "Unscheduled" && fault.kind === "none") {
-      // Probes, sidecars and active deadlines live in the container state machine (workload.ts).
-      const modelled = podHasProbes(pod) || pod.spec?.activeDeadlineSeconds !== undefined;
+      // Probes, postStart hooks, sidecars and active deadlines live in the container state machine (workload.ts).
+      const modelled = podHasProbes(pod) || podHasPostStart(pod) || pod.spec?.activeDeadlineSeconds !== undefined;
       const programs = podPrograms(pod, (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid program annotation"), modelled);
       if (programs) return this.runWorkload(client, key, pod, node!, programs);
     }
@@ -568,6 +570,7 @@ export class PodLifecycleSimulator {
     const step = stepWorkload(pod, programs, this.placementOf(pod, node, now, true), times, {
       speedFactor: this.speedFactor,
       onInvalidProbe: (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid probe annotation"),
+      onInvalidHook: (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid hook annotation"),
     });
     const r = await this.writeStatus(client, key, pod, step.status);
     // writeStatus marks the pod pending exactly when it wrote.
@@ -710,9 +713,11 @@ export class PodLifecycleSimulator {
   /**
    * Graceful deletion: once deletionGracePeriodSeconds (else spec.terminationGracePeriodSeconds,
    * else 30) × speedFactor has passed since the kubelet first saw the deletionTimestamp — or
-   * sooner, once every container has stopped by itself (containersStopBy: finished pods at
-   * once) — the pod is deleted with grace 0 and a UID precondition. Pods never placed anywhere
-   * go at once. A placed pod first gets its terminal phase (killedStatus), as a kubelet writes
+   * sooner, once every container has stopped by itself (stopPlan: finished pods at once) — the
+   * pod is deleted with grace 0 and a UID precondition. A container with a preStop hook runs it
+   * first, within the grace period (hooks.ts killTimeline: what is left afterwards, at least 2 s,
+   * goes to the container; a failure records FailedPreStopHook). Pods never placed anywhere go
+   * at once. A placed pod first gets its terminal phase (killedStatus), as a kubelet writes
    * before the delete: a pod kept by a finalizer (a Job's tracking finalizer) then shows how it
    * ended — which a Job with podReplacementPolicy Failed or a podFailurePolicy waits for.
    */
@@ -721,13 +726,27 @@ export class PodLifecycleSimulator {
     const uid = pod.metadata?.uid ?? "";
     const since = this.since(key, uid, "Terminating");
     const grace = node === undefined ? 0 : (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
-    // The containers get SIGTERM, which simulated programs ignore: the pod goes when the grace
-    // period is over, or sooner when every container has stopped by itself by then.
-    const due = Math.min(since + grace * 1000 * this.speedFactor, this.containersStopBy(key, pod) ?? Infinity);
     const now = this.clock.now();
-    if (now < due) return { requeueAfterMs: due - now };
     const finished = pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-    if (node !== undefined && !finished) this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    let times = this.containerTimes.get(key);
+    if (!times) this.containerTimes.set(key, (times = new Map()));
+    // The kubelet's killContainer records Killing before it runs the preStop hook.
+    if (node !== undefined && !finished && !times.has("killing")) {
+      times.set("killing", now);
+      this.event(pod, "Normal", "Killing", `Stopping container ${(pod.spec?.containers ?? []).map((c) => c.name).join(", ")}`);
+    }
+    const plan = node === undefined ? { dueMs: since, hookFailures: [] } : this.stopPlan(key, pod, since, grace);
+    let next = plan.dueMs;
+    for (const f of plan.hookFailures) {
+      if (times.has(f.key)) continue;
+      if (now < f.atMs) {
+        next = Math.min(next, f.atMs);
+        continue;
+      }
+      times.set(f.key, now);
+      this.event(pod, "Warning", FAILED_PRE_STOP_HOOK, PRE_STOP_HOOK_FAILED_MESSAGE);
+    }
+    if (now < next) return { requeueAfterMs: next - now };
     if (node !== undefined && observeStage(pod) !== "Terminal") {
       try {
         await this.podsClient(pod.metadata?.namespace ?? "", client).updateStatus({ ...deepCopy(pod), status: killedStatus(pod, now) });
@@ -748,28 +767,40 @@ export class PodLifecycleSimulator {
   }
 
   /**
-   * When every container of the pod will have stopped by itself (its program ended, or it is not
-   * running: terminated, or waiting to start or restart), if they all will; undefined when one
-   * runs forever. A pod that finished has nothing left to stop.
+   * When a deleted pod's containers will all have stopped, killed from `since` with `grace`
+   * seconds, and when their preStop hooks fail. The containers get SIGTERM (after their preStop
+   * hook), which simulated programs ignore: each stops when its share of the grace period is
+   * over, or sooner when its program ends by itself — but not before its hook returned, which
+   * the kubelet waits for. Containers not running have nothing to stop; a pod that finished
+   * goes at once; a pod whose containers were never created waits out the grace period.
    */
-  private containersStopBy(key: string, pod: Pod): number | undefined {
+  private stopPlan(key: string, pod: Pod, since: number, grace: number): { dueMs: number; hookFailures: Array<{ atMs: number; key: string }> } {
+    const hookFailures: Array<{ atMs: number; key: string }> = [];
     const phase = pod.status?.phase;
-    if (phase === "Succeeded" || phase === "Failed") return 0;
+    if (phase === "Succeeded" || phase === "Failed") return { dueMs: since, hookFailures };
     const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-    if (statuses.length === 0) return undefined;
+    if (statuses.length === 0) return { dueMs: since + grace * 1000 * this.speedFactor, hookFailures };
     const programs = podPrograms(pod, undefined, true);
+    const specs = new Map([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => [c.name, c]));
     const times = this.containerTimes.get(key);
-    let last = 0;
+    let due = since;
     for (const cs of statuses) {
       const running = cs.state?.running;
       if (!running) continue;
+      const container = specs.get(cs.name);
+      const preStop = container ? hookOutcome(pod, container, "preStop", (err) => this.logger.warn({ pod: key, err }, "Ignoring invalid hook annotation")) : undefined;
+      const kill = killTimeline(grace, preStop, this.speedFactor);
+      let stop = since + kill.killMs;
       const program = programs?.containers.get(cs.name) ?? programs?.sidecars.get(cs.name) ?? programs?.initContainers.get(cs.name);
-      if (!program || program.kind !== "finite") return undefined;
-      const started = (cs.containerID ? times?.get(`${cs.containerID}/start`) : undefined) ?? Date.parse(running.startedAt ?? "");
-      if (Number.isNaN(started)) return undefined;
-      last = Math.max(last, started + program.runMs);
+      if (program?.kind === "finite") {
+        const started = (cs.containerID ? times?.get(`${cs.containerID}/start`) : undefined) ?? Date.parse(running.startedAt ?? "");
+        if (!Number.isNaN(started)) stop = Math.min(stop, started + program.runMs);
+      }
+      if (kill.hookEndMs !== undefined) stop = Math.max(stop, since + kill.hookEndMs);
+      if (kill.hookFailedMs !== undefined) hookFailures.push({ atMs: since + kill.hookFailedMs, key: `${cs.containerID ?? cs.name}/preStopFailed` });
+      due = Math.max(due, stop);
     }
-    return last;
+    return { dueMs: due, hookFailures };
   }
 
   private event(pod: Pod, type: string, reason: string, message: string): void {

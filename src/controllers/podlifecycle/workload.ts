@@ -17,6 +17,11 @@
  * restart number n+1 (n restarts done) the wait is 0 for n = 0, else min(10 s · 2^(n-1), 300 s).
  * While it waits the container shows waiting CrashLoopBackOff with its lastState terminated.
  *
+ * Lifecycle hooks (hooks.ts): a postStart hook runs between the start and the running state
+ * (launch) — the status shows the previous state meanwhile, the next container waits, and a
+ * failure kills the container into PostStartHookError; a preStop hook runs first in every kill
+ * (killTimeline), within the grace period.
+ *
  * While running, a container's probes (probes.ts) decide `started` (startupProbe) and `ready`
  * (readinessProbe); a failed liveness or startup probe kills it ("Killing" event). Simulated
  * programs do not handle SIGTERM: a killed container stops when the grace period (the probe's
@@ -40,6 +45,17 @@ import { deepCopy } from "../../apimachinery/deepcopy.js";
 import { formatTime, parseTime } from "../../apimachinery/time.js";
 import { FOREVER, isSidecar, type PodPrograms, type Program } from "./programs.js";
 import { containerProbes, probeTimeline, unhealthyMessage, type ContainerProbes, type InvalidProbeAnnotationError } from "./probes.js";
+import {
+  FAILED_POST_START_HOOK,
+  FAILED_PRE_STOP_HOOK,
+  hookOutcome,
+  killTimeline,
+  POST_START_HOOK_ERROR,
+  POST_START_HOOK_FAILED_MESSAGE,
+  PRE_STOP_HOOK_FAILED_MESSAGE,
+  type HookOutcome,
+  type InvalidHookAnnotationError,
+} from "./hooks.js";
 import { baseStatus, containerID, CRASH_LOOP_BACK_OFF, CONTAINER_CREATING, imageID, ordered, setCondition, type Placement } from "./podstatus.js";
 
 export const POD_INITIALIZING = "PodInitializing";
@@ -124,6 +140,11 @@ interface Ctx {
   dues: number[];
   /** Scales grace periods (the simulator's speedFactor). */
   speedFactor: number;
+  /**
+   * A container of this step is in its postStart hook (or being killed after it failed): the
+   * kubelet starts containers one after another, so no other container starts in this step.
+   */
+  startsBlocked: boolean;
 }
 
 /** What one container runs and how it is watched. */
@@ -132,16 +153,22 @@ interface ContainerSpec {
   probes?: ContainerProbes;
   /** Counts as ready while running (and started); false for regular init containers. */
   readyWhenRunning: boolean;
+  /** Its lifecycle hooks' outcomes (hooks.ts), if it has them. */
+  postStart?: HookOutcome;
+  preStop?: HookOutcome;
 }
 
 function waitingStatus(name: string, image: string, reason: string): ContainerStatus {
   return { name, image, imageID: "", ready: false, restartCount: 0, started: false, state: { waiting: { reason } } };
 }
 
-function start(ctx: Ctx, cs: ContainerStatus, restartCount: number, ready: boolean, lastState?: ContainerState): ContainerStatus {
+function start(ctx: Ctx, cs: ContainerStatus, restartCount: number, ready: boolean, lastState?: ContainerState, startedMs?: number): ContainerStatus {
   const id = containerID(ctx.uid, cs.name, restartCount);
-  ctx.times.set(`${id}/start`, ctx.nowMs);
-  ctx.events.push({ type: "Normal", reason: "Started", message: `Started container ${cs.name}` });
+  if (startedMs === undefined) {
+    ctx.times.set(`${id}/start`, ctx.nowMs);
+    ctx.events.push({ type: "Normal", reason: "Started", message: `Started container ${cs.name}` });
+  }
+  const at = startedMs ?? ctx.nowMs;
   const next: ContainerStatus = {
     name: cs.name,
     image: cs.image,
@@ -150,20 +177,98 @@ function start(ctx: Ctx, cs: ContainerStatus, restartCount: number, ready: boole
     ready,
     restartCount,
     started: true,
-    state: { running: { startedAt: formatTime(ctx.nowMs) } },
+    state: { running: { startedAt: formatTime(at) } },
   };
   if (lastState) next.lastState = lastState;
   return next;
 }
 
+/** Pushes an event the first time `key` is seen (events of what happened at its time). */
+function once(ctx: Ctx, key: string, e: WorkloadEvent): void {
+  if (ctx.times.has(key)) return;
+  ctx.times.set(key, ctx.nowMs);
+  ctx.events.push({ ...e, always: true });
+}
+
+/** The grace period (s) of a kill: the probe's own, else the pod's, else 30 s. */
+function graceSeconds(ctx: Ctx, probeGraceSeconds?: number): number {
+  return probeGraceSeconds ?? ctx.pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS;
+}
+
+/**
+ * Starts container number `restartCount` (its id follows from it). Without a postStart hook it
+ * runs at once. With one, the kubelet's startContainer: the container is started ("Started"),
+ * then the hook runs while the status still shows the previous state (the pod worker is blocked
+ * in the hook, so no status is written); once it returns the container shows running (since its
+ * start) and its probes begin. A failing hook records FailedPostStartHook and kills the
+ * container ("Killing" FailedPostStartHook; its preStop hook runs, then the grace period), which
+ * then waits in PostStartHookError (with the hook's message) to be restarted per the restart
+ * policy — or stays terminated when it will not be.
+ */
+function launch(ctx: Ctx, cs: ContainerStatus, restartCount: number, spec: ContainerSpec, policy: RestartPolicy, lastState?: ContainerState): ContainerStatus {
+  const id = containerID(ctx.uid, cs.name, restartCount);
+  const startedMs = ctx.times.get(`${id}/start`);
+  if (startedMs === undefined && ctx.startsBlocked) return cs;
+  const hook = spec.postStart;
+  const ready = spec.readyWhenRunning && !spec.probes;
+  if (!hook) return running(ctx, start(ctx, cs, restartCount, ready, lastState), spec);
+  const at = startedMs ?? ctx.nowMs;
+  if (startedMs === undefined) {
+    ctx.times.set(`${id}/start`, at);
+    ctx.events.push({ type: "Normal", reason: "Started", message: `Started container ${cs.name}`, always: true });
+  }
+  const hookEnd = at + hook.runMs;
+  if (ctx.nowMs < hookEnd) {
+    ctx.dues.push(hookEnd);
+    ctx.startsBlocked = true;
+    return cs;
+  }
+  if (hook.ok) {
+    ctx.times.set(`${id}/probesFrom`, hookEnd);
+    return running(ctx, start(ctx, cs, restartCount, ready, lastState, at), spec);
+  }
+  once(ctx, `${id}/postStartFailed`, { type: "Warning", reason: FAILED_POST_START_HOOK, message: POST_START_HOOK_FAILED_MESSAGE });
+  once(ctx, `${id}/postStartKilled`, { type: "Normal", reason: "Killing", message: FAILED_POST_START_HOOK });
+  const kt = killTimeline(graceSeconds(ctx), spec.preStop, ctx.speedFactor);
+  preStopFailure(ctx, id, hookEnd, kt.hookFailedMs);
+  const programEnd = spec.program.kind === "finite" ? at + spec.program.runMs : Infinity;
+  const killEnd = hookEnd + kt.killMs;
+  const stopMs = Math.min(programEnd, killEnd);
+  // The kubelet reports nothing until the hook and the kill are over.
+  const reportMs = Math.max(stopMs, hookEnd + (kt.hookEndMs ?? 0));
+  if (ctx.nowMs < reportMs) {
+    ctx.dues.push(reportMs);
+    ctx.startsBlocked = true;
+    return cs;
+  }
+  const exitCode = stopMs === programEnd && spec.program.kind === "finite" ? spec.program.exitCode : KILLED_EXIT_CODE;
+  ctx.times.set(`${id}/finish`, stopMs);
+  const terminated = { exitCode, reason: exitCode === 0 ? "Completed" : "Error", startedAt: formatTime(at), finishedAt: formatTime(stopMs), containerID: id };
+  const base: ContainerStatus = { name: cs.name, image: cs.image, imageID: imageID(cs.image), containerID: id, ready: false, restartCount, started: false };
+  if (!willRestart(policy, exitCode)) return { ...base, state: { terminated } };
+  ctx.dues.push(stopMs + containerBackOffMs(restartCount));
+  return { ...base, state: { waiting: { reason: POST_START_HOOK_ERROR, message: hook.message } }, lastState: { terminated } };
+}
+
+/** Records FailedPreStopHook once, `failedMs` after a kill decided at `killAtMs`, when that time has come (else asks to look again then). */
+function preStopFailure(ctx: Ctx, id: string, killAtMs: number, failedMs: number | undefined): void {
+  if (failedMs === undefined) return;
+  const at = killAtMs + failedMs;
+  if (ctx.nowMs < at) {
+    ctx.dues.push(at);
+    return;
+  }
+  once(ctx, `${id}/preStopFailed`, { type: "Warning", reason: FAILED_PRE_STOP_HOOK, message: PRE_STOP_HOOK_FAILED_MESSAGE });
+}
+
 /** After a terminated state: restart now, or wait out the back-off in CrashLoopBackOff. */
-function afterExit(ctx: Ctx, cs: ContainerStatus, terminated: NonNullable<ContainerState["terminated"]>, spec: ContainerSpec): ContainerStatus {
+function afterExit(ctx: Ctx, cs: ContainerStatus, terminated: NonNullable<ContainerState["terminated"]>, spec: ContainerSpec, policy: RestartPolicy): ContainerStatus {
   const n = cs.restartCount ?? 0;
   const id = terminated.containerID ?? containerID(ctx.uid, cs.name, n);
   const finished = ctx.times.get(`${id}/finish`) ?? parseTime(terminated.finishedAt) ?? ctx.nowMs;
   const backOff = containerBackOffMs(n);
   const due = finished + backOff;
-  if (ctx.nowMs >= due) return running(ctx, start(ctx, cs, n + 1, spec.readyWhenRunning && !spec.probes, { terminated: deepCopy(terminated) }), spec);
+  if (ctx.nowMs >= due) return launch(ctx, cs, n + 1, spec, policy, { terminated: deepCopy(terminated) });
   ctx.dues.push(due);
   if (cs.state?.waiting?.reason === CRASH_LOOP_BACK_OFF) return cs;
   ctx.events.push({ type: "Warning", reason: "BackOff", message: `Back-off restarting failed container ${cs.name} in pod ${podRef(ctx.pod)}` });
@@ -193,10 +298,6 @@ function terminate(ctx: Ctx, cs: ContainerStatus, atMs: number, exitCode: number
   };
 }
 
-/** The grace period of a kill, scaled: the probe's own, else the pod's, else 30 s. */
-function graceMs(ctx: Ctx, probeGraceSeconds?: number): number {
-  return (probeGraceSeconds ?? ctx.pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_SECONDS) * 1000 * ctx.speedFactor;
-}
 
 /**
  * A running container at ctx.nowMs: its program ends, its probes decide `started` and `ready`, or
@@ -219,11 +320,12 @@ function running(ctx: Ctx, cs: ContainerStatus, spec: ContainerSpec): ContainerS
   }
   const horizon = Math.min(ctx.nowMs, programEnd);
   const reportedKey = `${id}/probed`;
-  const tl = probeTimeline(spec.probes, startedMs, horizon, ctx.times.get(reportedKey) ?? -Infinity);
+  const tl = probeTimeline(spec.probes, startedMs, horizon, ctx.times.get(reportedKey) ?? -Infinity, ctx.times.get(`${id}/probesFrom`) ?? startedMs);
   ctx.times.set(reportedKey, horizon);
   for (const f of tl.failures) ctx.events.push({ type: "Warning", reason: "Unhealthy", message: unhealthyMessage(f), always: true });
   let end = programEnd;
   let code = exitCode;
+  let reportMs = programEnd;
   if (tl.kill) {
     const killedKey = `${id}/killed`;
     if (!ctx.times.has(killedKey)) {
@@ -232,14 +334,18 @@ function running(ctx: Ctx, cs: ContainerStatus, spec: ContainerSpec): ContainerS
       const message = `Container ${cs.name} failed ${tl.kill.type} probe${restart ? ", will be restarted" : ""}`;
       ctx.events.push({ type: "Normal", reason: "Killing", message, always: true });
     }
-    const killEnd = tl.kill.atMs + graceMs(ctx, tl.kill.gracePeriodSeconds);
+    // The preStop hook runs first (hooks.ts killTimeline), and the kubelet waits for it.
+    const kt = killTimeline(graceSeconds(ctx, tl.kill.gracePeriodSeconds), spec.preStop, ctx.speedFactor);
+    preStopFailure(ctx, id, tl.kill.atMs, kt.hookFailedMs);
+    const killEnd = tl.kill.atMs + kt.killMs;
     if (killEnd < end) {
       end = killEnd;
       code = KILLED_EXIT_CODE;
     }
+    reportMs = Math.max(end, tl.kill.atMs + (kt.hookEndMs ?? 0));
   }
-  if (ctx.nowMs >= end) return terminate(ctx, cs, end, code);
-  if (end !== Infinity) ctx.dues.push(end);
+  if (ctx.nowMs >= reportMs) return terminate(ctx, cs, end, code);
+  if (reportMs !== Infinity) ctx.dues.push(reportMs);
   if (tl.nextMs !== undefined) ctx.dues.push(tl.nextMs);
   const started = tl.startedMs !== undefined;
   const ready = started && spec.readyWhenRunning && tl.ready;
@@ -255,13 +361,14 @@ function isSidecarStatus(ctx: Ctx, name: string): boolean {
 function advance(ctx: Ctx, cs: ContainerStatus, spec: ContainerSpec, policy: RestartPolicy): ContainerStatus {
   const state = cs.state ?? {};
   if (state.waiting) {
-    if (state.waiting.reason === CRASH_LOOP_BACK_OFF && cs.lastState?.terminated) return afterExit(ctx, cs, cs.lastState.terminated, spec);
-    return running(ctx, start(ctx, cs, cs.restartCount ?? 0, spec.readyWhenRunning && !spec.probes, cs.lastState), spec);
+    const reason = state.waiting.reason;
+    if ((reason === CRASH_LOOP_BACK_OFF || reason === POST_START_HOOK_ERROR) && cs.lastState?.terminated) return afterExit(ctx, cs, cs.lastState.terminated, spec, policy);
+    return launch(ctx, cs, cs.restartCount ?? 0, spec, policy, cs.lastState);
   }
   if (state.running) return running(ctx, cs, spec);
   if (state.terminated) {
     if (!willRestart(policy, state.terminated.exitCode)) return cs;
-    return afterExit(ctx, cs, state.terminated, spec);
+    return afterExit(ctx, cs, state.terminated, spec, policy);
   }
   return cs;
 }
@@ -321,6 +428,7 @@ export interface StepOptions {
   /** Scales grace periods (the simulator's speedFactor; default 1). */
   speedFactor?: number;
   onInvalidProbe?: (err: InvalidProbeAnnotationError) => void;
+  onInvalidHook?: (err: InvalidHookAnnotationError) => void;
 }
 
 /** The time (ms) a container stopped, from the exact times or its status. */
@@ -335,13 +443,18 @@ function finishedMs(ctx: Ctx, cs: ContainerStatus): number {
  * moves on; the result's dueMs says when to look again.
  */
 export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, times: ContainerTimes, opts: StepOptions = {}): WorkloadStep {
-  const ctx: Ctx = { pod, uid: pod.metadata?.uid ?? "", nowMs: p.nowMs, times, events: [], dues: [], speedFactor: opts.speedFactor ?? 1 };
+  const ctx: Ctx = { pod, uid: pod.metadata?.uid ?? "", nowMs: p.nowMs, times, events: [], dues: [], speedFactor: opts.speedFactor ?? 1, startsBlocked: false };
   const s = baseStatus(pod, p);
   const policy = restartPolicyOf(pod);
   const initPolicy: RestartPolicy = policy === "Never" ? "Never" : "OnFailure";
   const prevInit = new Map((pod.status?.initContainerStatuses ?? []).map((c) => [c.name, c]));
   const prev = new Map((pod.status?.containerStatuses ?? []).map((c) => [c.name, c]));
   const probesOf = (c: Container) => containerProbes(pod, c, opts.onInvalidProbe);
+  const hooksOf = (c: Container) => {
+    const postStart = hookOutcome(pod, c, "postStart", opts.onInvalidHook);
+    const preStop = hookOutcome(pod, c, "preStop", opts.onInvalidHook);
+    return { ...(postStart ? { postStart } : {}), ...(preStop ? { preStop } : {}) };
+  };
 
   // The active deadline (the kubelet's activeDeadlineHandler): counted from status.startTime.
   const deadlineSeconds = pod.spec?.activeDeadlineSeconds;
@@ -365,7 +478,7 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
     if (isSidecar(c)) {
       // A sidecar runs beside the pod from when it starts (restarted whatever the pod's policy);
       // the next init container waits until it has started (its startup probe passed).
-      if (!blocked && !mainFinished) cs = advance(ctx, cs, { program: programs.sidecars.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true }, "Always");
+      if (!blocked && !mainFinished) cs = advance(ctx, cs, { program: programs.sidecars.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true, ...hooksOf(c) }, "Always");
       initStatuses.push(cs);
       if (!laterStarted[i] && !(cs.started === true && cs.state?.running)) {
         incomplete.push(c.name);
@@ -387,7 +500,7 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
   s.containerStatuses = containers.map((c) => {
     const cs = prev.get(c.name) ?? waitingStatus(c.name, c.image ?? "", initDone ? CONTAINER_CREATING : POD_INITIALIZING);
     if (!initDone || initFailed) return cs;
-    return advance(ctx, cs, { program: programs.containers.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true }, policy);
+    return advance(ctx, cs, { program: programs.containers.get(c.name) ?? FOREVER, probes: probesOf(c), readyWhenRunning: true, ...hooksOf(c) }, policy);
   });
 
   const mainDone = initDone && !initFailed && s.containerStatuses.length > 0 && s.containerStatuses.every((c) => terminatedFor(c, policy));
@@ -396,7 +509,6 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
   let sidecarsRunning = false;
   if (mainDone && inits.some(isSidecar)) {
     const doneMs = Math.max(...s.containerStatuses.map((c) => finishedMs(ctx, c)));
-    const stopAt = doneMs + graceMs(ctx);
     const sidecars = inits.map((c, i) => ({ c, i })).filter(({ c }) => isSidecar(c)).reverse();
     for (const { c, i } of sidecars) {
       const cs = initStatuses[i];
@@ -406,6 +518,10 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
         ctx.events.push({ type: "Normal", reason: "Killing", message: `Stopping container ${c.name}`, always: true });
       }
       if (cs.state?.terminated) continue;
+      // Its preStop hook first, within the grace period (hooks.ts killTimeline).
+      const kill = killTimeline(graceSeconds(ctx), hookOutcome(pod, c, "preStop", opts.onInvalidHook), ctx.speedFactor);
+      preStopFailure(ctx, id, doneMs, kill.hookFailedMs);
+      const stopAt = doneMs + kill.killMs;
       if (ctx.nowMs >= stopAt) initStatuses[i] = terminate(ctx, cs, stopAt, KILLED_EXIT_CODE);
       else {
         sidecarsRunning = true;
@@ -413,7 +529,7 @@ export function stepWorkload(pod: Pod, programs: PodPrograms, p: Placement, time
       }
     }
     // The sidecars' own steps may have asked to restart them: not any more.
-    if (ctx.nowMs >= stopAt) ctx.dues.length = 0;
+    if (!sidecarsRunning) ctx.dues.length = 0;
   }
 
   const all = [...initStatuses, ...s.containerStatuses];
