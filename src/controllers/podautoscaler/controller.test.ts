@@ -197,11 +197,12 @@ describe("HorizontalController sync", () => {
       "an External metric: FailedGetExternalMetric",
       { replicas: 2, levels: [300, 300], spec: { metrics: [{ type: "External", external: { metric: { name: "queue" }, target: { type: "Value", value: "10" } } }] } },
       [
-        "Warning FailedGetExternalMetric unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
-        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+        // Upstream prints the metric's *LabelSelector with %+v: "nil" when unset.
+        "Warning FailedGetExternalMetric unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: failed to get external metric queue: unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
       ],
       { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetExternalMetric" },
-      "the HPA was unable to compute the replica count: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+      "the HPA was unable to compute the replica count: unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
     ],
   ])("%s", async (_n, s, events, conditions, message) => {
     const t = setup(s);
