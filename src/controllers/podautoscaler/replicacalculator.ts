@@ -25,6 +25,8 @@ import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { MetricsClient, PodMetricsInfo } from "./metrics.js";
 
 const MAX_INT32 = 2147483647;
+/** time.Time{} (0001-01-01T00:00:00Z) in Unix ms. */
+const GO_ZERO_TIME_MS = -62135596800000;
 
 /** Upstream's --horizontal-pod-autoscaler-tolerance default. */
 export const DEFAULT_TOLERANCE = 0.1;
@@ -86,7 +88,8 @@ export function groupPods(pods: readonly Pod[], metrics: PodMetricsInfo, resourc
       if (!condition || startMs === undefined) {
         unready = true;
       } else {
-        const transitionMs = parseTime(condition.lastTransitionTime ?? "") ?? 0;
+        // An unset lastTransitionTime is Go's zero time (year 1), as upstream compares it.
+        const transitionMs = parseTime(condition.lastTransitionTime) ?? GO_ZERO_TIME_MS;
         if (startMs + cpuInitializationPeriodMs > nowMs) {
           // Inside the initialization period: unready, or a sample that began before readiness.
           unready = condition.status === "False" || metric.timestampMs < transitionMs + metric.windowMs;
@@ -306,7 +309,8 @@ export class ReplicaCalculator {
       if (isWithinTolerance(tolerances, ratio)) return { replicas: currentReplicas, usage };
       return { replicas: Math.ceil(ratio * g.readyPodCount), usage };
     }
-    if (g.missingPods.size > 0) {
+    if (g.missingPods.size > 0 && ratio !== 1.0) {
+      // Scale-down: missing pods use exactly the target; scale-up: nothing. At the target, nothing is filled in.
       const value = ratio < 1.0 ? targetUsage : 0;
       for (const p of g.missingPods) metrics.set(p, { timestampMs: 0, windowMs: 0, value });
     }
