@@ -326,4 +326,34 @@ describe("HorizontalController sync", () => {
     expect(t.read().replicas).toBe(0);
     expect(t.conditions()).toEqual({ AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" });
   });
+
+  // TestConditionFailedUpdateScale: 150 % of request against a 100 % target, maxReplicas 5, the scale update fails.
+  it("a failing scale update: FailedRescale, AbleToScale False FailedUpdateScale, desired replicas kept", async () => {
+    const t = setup({ replicas: 3, levels: [1500, 1500, 1500], spec: { maxReplicas: 5, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 100 } } }] }, status: { currentReplicas: 3, desiredReplicas: 3 } });
+    t.f.client.prependReactor("update", "deployments", (a) => (a.subresource === "scale" ? { handled: true, error: new Error("something went wrong") } : { handled: false }));
+    await expect(t.sync()).rejects.toThrow("failed to rescale Deployment/default/web: something went wrong");
+    expect(t.f.recorder.events).toEqual(["Warning FailedRescale New size: 5; reason: cpu resource utilization (percentage of request) above target; error: something went wrong"]);
+    expect(t.conditions()).toEqual({ AbleToScale: "False FailedUpdateScale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange" });
+    expect(t.read().status).toMatchObject({ currentReplicas: 3, desiredReplicas: 3 });
+    const text = await t.f.registry.metrics();
+    expect(text).toContain('horizontal_pod_autoscaler_controller_reconciliations_total{action="none",error="internal"} 1');
+    expect(text).toContain('horizontal_pod_autoscaler_controller_metric_computation_total{action="scale_up",error="none",metric_type="Resource"} 1');
+  });
+
+  // HPAConfigurableTolerance (beta, on by default since 1.35): behavior.scaleUp.tolerance replaces the 10 %.
+  it.each<[string, string | undefined, number]>([
+    ["the default 10 % keeps 3 replicas at 102 %", undefined, 3],
+    ["a 1 % scale-up tolerance scales to 4 at 102 %", "0.01", 4],
+  ])("%s", async (_n, tolerance, want) => {
+    const t = setup({
+      replicas: 3,
+      levels: [1020, 1020, 1020],
+      spec: {
+        metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 100 } } }],
+        behavior: { scaleUp: { stabilizationWindowSeconds: 0, ...(tolerance ? { tolerance } : {}) } },
+      },
+    });
+    await t.sync();
+    expect(t.read().replicas).toBe(want);
+  });
 });
