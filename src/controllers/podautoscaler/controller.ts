@@ -15,6 +15,11 @@
  * metrics report ScalingActive False (FailedGetPodsMetric, FailedGetObjectMetric,
  * FailedGetExternalMetric) as on a cluster without a metrics adapter.
  *
+ * Before computing, the target's selector must be set, parse, and select pods no other HPA
+ * selects (AmbiguousSelector; selectors.ts). A target at zero replicas is not scaled
+ * (ScalingDisabled; HPAScaleToZero is alpha and off in 1.36, so ScaledToZero is removed). Each sync
+ * and each metric computation is counted in upstream's monitor metrics (monitor.ts).
+ *
  * Composed with the builder — requests: one per HPA ("ns/name"), queued a sync period after every
  * add or update (upstream's fixed-interval rate limiter) and requeued a sync period after every
  * reconcile; a failed sync is reported (events, conditions) and retried at the next period, as
