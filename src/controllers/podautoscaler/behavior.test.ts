@@ -14,31 +14,36 @@ const ago = (s: number) => now - s * 1000;
 const ev = (change: number, secondsAgo: number): TimestampedScaleEvent => ({ replicaChange: change, timestampMs: ago(secondsAgo), outdated: false });
 const rules = (selectPolicy: string, ...policies: Array<[string, number, number]>): HPAScalingRules => ({ selectPolicy, policies: policies.map(([type, value, periodSeconds]) => ({ type, value, periodSeconds })) });
 
+// Our own cases (upstream's horizontal_test.go exercises these functions only through whole
+// syncs); the arithmetic is upstream's: the period starts at current − added + removed.
 describe("scale-up limit with scaling rules", () => {
-  it.each<[string, number, TimestampedScaleEvent[], HPAScalingRules, number]>([
-    ["defaults (Pods 4, Percent 100 per 15 s), Max", 10, [], scaleUpRules(undefined), 20],
-    ["defaults, Min", 10, [], { ...scaleUpRules(undefined), selectPolicy: "Min" }, 14],
-    ["a small target: Pods 4 wins under Max", 1, [], scaleUpRules(undefined), 5],
-    ["the period's events count from the period's start", 10, [ev(4, 10)], scaleUpRules(undefined), 12],
-    ["events older than the period do not", 10, [ev(4, 20)], scaleUpRules(undefined), 20],
-    ["Percent rounds up", 3, [], rules("Max", ["Percent", 50, 60]), 5],
-    ["each policy its own period", 10, [ev(2, 30)], rules("Max", ["Pods", 1, 15], ["Pods", 2, 60]), 11],
-    ["Disabled", 10, [], rules("Disabled", ["Pods", 4, 15]), 10],
-  ])("%s", (_n, current, events, r, want) => {
-    expect(scaleUpLimitWithRules(current, events, r, now)).toBe(want);
+  it.each<[string, number, TimestampedScaleEvent[], TimestampedScaleEvent[], HPAScalingRules, number]>([
+    ["defaults (Pods 4, Percent 100 per 15 s), Max", 10, [], [], scaleUpRules(undefined), 20],
+    ["defaults, Min", 10, [], [], { ...scaleUpRules(undefined), selectPolicy: "Min" }, 14],
+    ["a small target: Pods 4 wins under Max", 1, [], [], scaleUpRules(undefined), 5],
+    ["the period's scale-ups count from the period's start", 10, [ev(4, 10)], [], scaleUpRules(undefined), 12],
+    ["events older than the period do not", 10, [ev(4, 20)], [], scaleUpRules(undefined), 20],
+    ["the period's scale-downs raise its start", 10, [], [ev(2, 10)], rules("Max", ["Pods", 4, 60]), 16],
+    ["scale-ups and scale-downs of the period both count", 10, [ev(3, 10)], [ev(1, 20)], rules("Max", ["Pods", 4, 60]), 12],
+    ["Percent rounds up", 3, [], [], rules("Max", ["Percent", 50, 60]), 5],
+    ["each policy its own period", 10, [ev(2, 30)], [], rules("Max", ["Pods", 1, 15], ["Pods", 2, 60]), 11],
+    ["Disabled", 10, [], [], rules("Disabled", ["Pods", 4, 15]), 10],
+  ])("%s", (_n, current, up, down, r, want) => {
+    expect(scaleUpLimitWithRules(current, up, down, r, now)).toBe(want);
   });
 });
 
 describe("scale-down limit with behaviors", () => {
-  it.each<[string, number, TimestampedScaleEvent[], HPAScalingRules, number]>([
-    ["default (Percent 100 per 15 s)", 10, [], scaleDownRules(undefined, 300_000), 0],
-    ["Pods 2 and Percent 10 per 60 s, Max (the larger change)", 10, [], rules("Max", ["Pods", 2, 60], ["Percent", 10, 60]), 8],
-    ["the same, Min (the smaller change)", 10, [], rules("Min", ["Pods", 2, 60], ["Percent", 10, 60]), 9],
-    ["Percent rounds down", 7, [], rules("Max", ["Percent", 50, 60]), 3],
-    ["the period's removals count", 10, [ev(3, 30)], rules("Max", ["Pods", 2, 60], ["Percent", 10, 60]), 11],
-    ["Disabled", 10, [], rules("Disabled", ["Pods", 2, 60]), 10],
-  ])("%s", (_n, current, events, r, want) => {
-    expect(scaleDownLimitWithRules(current, events, r, now)).toBe(want);
+  it.each<[string, number, TimestampedScaleEvent[], TimestampedScaleEvent[], HPAScalingRules, number]>([
+    ["default (Percent 100 per 15 s)", 10, [], [], scaleDownRules(undefined, 300_000), 0],
+    ["Pods 2 and Percent 10 per 60 s, Max (the larger change)", 10, [], [], rules("Max", ["Pods", 2, 60], ["Percent", 10, 60]), 8],
+    ["the same, Min (the smaller change)", 10, [], [], rules("Min", ["Pods", 2, 60], ["Percent", 10, 60]), 9],
+    ["Percent rounds down", 7, [], [], rules("Max", ["Percent", 50, 60]), 3],
+    ["the period's removals count", 10, [], [ev(3, 30)], rules("Max", ["Pods", 2, 60], ["Percent", 10, 60]), 11],
+    ["the period's scale-ups lower its start", 10, [ev(4, 30)], [], rules("Max", ["Pods", 2, 60]), 4],
+    ["Disabled", 10, [], [], rules("Disabled", ["Pods", 2, 60]), 10],
+  ])("%s", (_n, current, up, down, r, want) => {
+    expect(scaleDownLimitWithRules(current, up, down, r, now)).toBe(want);
   });
 });
 

@@ -9,8 +9,8 @@
  *   scale-up stabilization window and the highest of the scale-down one
  *   (stabilizeRecommendationWithBehaviors), then each direction's policies (Pods / Percent per
  *   periodSeconds, chosen by selectPolicy Max, Min or Disabled) limit the change from the replica
- *   count at the start of each period, counting the scale events of that period
- *   (convertDesiredReplicasWithBehaviorRate).
+ *   count at the start of each period — the scale-ups and the scale-downs of that period both
+ *   counted (convertDesiredReplicasWithBehaviorRate).
  *
  * The state — recommendations and scale events per HPA key, each with its time — lives in
  * Recommendations, one per controller; a deleted HPA's entries are dropped.
@@ -80,13 +80,21 @@ export function replicasChangePerPeriod(periodSeconds: number, events: readonly 
   return replicas;
 }
 
+/**
+ * The replica count at the start of a policy's period: the current count less what the period's
+ * scale-ups added, plus what its scale-downs removed.
+ */
+function periodStartReplicas(currentReplicas: number, periodSeconds: number, upEvents: readonly TimestampedScaleEvent[], downEvents: readonly TimestampedScaleEvent[], nowMs: number): number {
+  return currentReplicas - replicasChangePerPeriod(periodSeconds, upEvents, nowMs) + replicasChangePerPeriod(periodSeconds, downEvents, nowMs);
+}
+
 /** calculateScaleUpLimitWithScalingRules. */
-export function scaleUpLimitWithRules(currentReplicas: number, events: readonly TimestampedScaleEvent[], rules: HPAScalingRules, nowMs: number): number {
+export function scaleUpLimitWithRules(currentReplicas: number, upEvents: readonly TimestampedScaleEvent[], downEvents: readonly TimestampedScaleEvent[], rules: HPAScalingRules, nowMs: number): number {
   if (rules.selectPolicy === "Disabled") return currentReplicas;
   const pickMin = rules.selectPolicy === "Min";
   let result = pickMin ? MAX_INT32 : MIN_INT32;
   for (const p of rules.policies ?? []) {
-    const periodStart = currentReplicas - replicasChangePerPeriod(p.periodSeconds, events, nowMs);
+    const periodStart = periodStartReplicas(currentReplicas, p.periodSeconds, upEvents, downEvents, nowMs);
     let proposed: number;
     if (p.type === "Pods") proposed = periodStart + p.value;
     else proposed = Math.ceil(periodStart * (1 + p.value / 100));
@@ -96,13 +104,13 @@ export function scaleUpLimitWithRules(currentReplicas: number, events: readonly 
 }
 
 /** calculateScaleDownLimitWithBehaviors. */
-export function scaleDownLimitWithRules(currentReplicas: number, events: readonly TimestampedScaleEvent[], rules: HPAScalingRules, nowMs: number): number {
+export function scaleDownLimitWithRules(currentReplicas: number, upEvents: readonly TimestampedScaleEvent[], downEvents: readonly TimestampedScaleEvent[], rules: HPAScalingRules, nowMs: number): number {
   if (rules.selectPolicy === "Disabled") return currentReplicas;
   // Min picks the policy allowing the smallest change: the highest floor.
   const pickHighest = rules.selectPolicy === "Min";
   let result = pickHighest ? MIN_INT32 : MAX_INT32;
   for (const p of rules.policies ?? []) {
-    const periodStart = currentReplicas + replicasChangePerPeriod(p.periodSeconds, events, nowMs);
+    const periodStart = periodStartReplicas(currentReplicas, p.periodSeconds, upEvents, downEvents, nowMs);
     let proposed: number;
     if (p.type === "Pods") proposed = periodStart - p.value;
     else proposed = Math.trunc(periodStart * (1 - p.value / 100));
@@ -185,7 +193,7 @@ export class Recommendations {
   /** convertDesiredReplicasWithBehaviorRate: the policies' limits and min/max. */
   convertWithBehaviorRate(a: NormalizationArg, nowMs: number): Limited {
     if (a.desiredReplicas > a.currentReplicas) {
-      let limit = scaleUpLimitWithRules(a.currentReplicas, this.scaleUpEvents.get(a.key) ?? [], a.scaleUp, nowMs);
+      let limit = scaleUpLimitWithRules(a.currentReplicas, this.scaleUpEvents.get(a.key) ?? [], this.scaleDownEvents.get(a.key) ?? [], a.scaleUp, nowMs);
       // No further scale-up until the period's events age out.
       if (limit < a.currentReplicas) limit = a.currentReplicas;
       let maximumAllowed = a.maxReplicas;
@@ -196,7 +204,7 @@ export class Recommendations {
       }
       if (a.desiredReplicas > maximumAllowed) return { replicas: maximumAllowed, ...why };
     } else if (a.desiredReplicas < a.currentReplicas) {
-      let limit = scaleDownLimitWithRules(a.currentReplicas, this.scaleDownEvents.get(a.key) ?? [], a.scaleDown, nowMs);
+      let limit = scaleDownLimitWithRules(a.currentReplicas, this.scaleUpEvents.get(a.key) ?? [], this.scaleDownEvents.get(a.key) ?? [], a.scaleDown, nowMs);
       if (limit > a.currentReplicas) limit = a.currentReplicas;
       let minimumAllowed = a.minReplicas;
       let why: { reason: string; message: string } = tooFewReason;

@@ -9,6 +9,8 @@ import { formatTime } from "../../apimachinery/time.js";
 export const ABLE_TO_SCALE = "AbleToScale";
 export const SCALING_ACTIVE = "ScalingActive";
 export const SCALING_LIMITED = "ScalingLimited";
+/** Set only under HPAScaleToZero (alpha, off in 1.36): with the gate off the controller removes it. */
+export const SCALED_TO_ZERO = "ScaledToZero";
 
 export type ConditionStatus = "True" | "False";
 
@@ -30,4 +32,10 @@ export function setConditionInList(list: readonly HorizontalPodAutoscalerConditi
 /** setCondition on the (copied) HPA being reconciled. */
 export function setCondition(hpa: HorizontalPodAutoscaler, type: string, status: ConditionStatus, reason: string, message: string, nowMs: number): void {
   hpa.status = { ...(hpa.status ?? { desiredReplicas: 0 }), conditions: setConditionInList(hpa.status?.conditions, type, status, reason, message, nowMs) };
+}
+
+/** removeCondition: drops the condition of `type` (a new list). */
+export function removeCondition(hpa: HorizontalPodAutoscaler, type: string): void {
+  if (!hpa.status?.conditions?.some((c) => c.type === type)) return;
+  hpa.status = { ...hpa.status, conditions: hpa.status.conditions.filter((c) => c.type !== type) };
 }

@@ -10,6 +10,8 @@ import type { Deployment } from "../../apimachinery/api/apps/v1.js";
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec } from "../../apimachinery/api/autoscaling/v2.js";
 import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { formatTime } from "../../apimachinery/time.js";
+import { StatusError } from "../../apimachinery/errors.js";
+import { parseSelector } from "../../apimachinery/labels.js";
 import { builtin } from "../../client/typed.js";
 import { ControllerFixture } from "../../testing/fixture.js";
 import { HorizontalController, horizontalPodAutoscalers, type ScaleTargetMapper } from "./controller.js";
@@ -28,6 +30,7 @@ interface Setup {
   replicas: number;
   levels: number[];
   spec?: Partial<HorizontalPodAutoscalerSpec>;
+  status?: HorizontalPodAutoscaler["status"];
   missingDeployment?: boolean;
 }
 
@@ -75,6 +78,7 @@ function setup(s: Setup) {
       metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 30 } } }],
       ...s.spec,
     },
+    ...(s.status ? { status: s.status } : {}),
   };
   const [stored] = f.seedAPI(horizontalPodAutoscalers, hpa);
   const sync = async () => {
@@ -197,11 +201,12 @@ describe("HorizontalController sync", () => {
       "an External metric: FailedGetExternalMetric",
       { replicas: 2, levels: [300, 300], spec: { metrics: [{ type: "External", external: { metric: { name: "queue" }, target: { type: "Value", value: "10" } } }] } },
       [
-        "Warning FailedGetExternalMetric unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
-        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+        // Upstream prints the metric's *LabelSelector with %+v: "nil" when unset.
+        "Warning FailedGetExternalMetric unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+        "Warning FailedComputeMetricsReplicas invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: failed to get external metric queue: unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
       ],
       { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetExternalMetric" },
-      "the HPA was unable to compute the replica count: unable to get external metric default/queue/: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
+      "the HPA was unable to compute the replica count: unable to get external metric default/queue/nil: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered",
     ],
   ])("%s", async (_n, s, events, conditions, message) => {
     const t = setup(s);
@@ -244,5 +249,111 @@ describe("HorizontalController sync", () => {
     expect(await t.hpaCtl.reconcileKey(new ObjectName("default", "web"), t.f.client)).toEqual({ requeueAfterMs: 15_000 });
     expect(t.hpaCtl.memory.recommendations.has("default/web")).toBe(true);
     expect(await t.hpaCtl.reconcileKey(new ObjectName("default", "gone"), t.f.client)).toBeUndefined();
+  });
+
+  // horizontal_test.go's AmbiguousSelector case: a second HPA's selector also selects the pods.
+  it("pods selected by two HPAs: AmbiguousSelector, no scale", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700] });
+    t.hpaCtl.selectors.register("default", "web");
+    t.hpaCtl.selectors.register("default", "web-2");
+    t.hpaCtl.selectors.update("default", "web-2", parseSelector("app=web"));
+    await expect(t.sync()).rejects.toThrow("failed to compute desired number of replicas based on listed metrics for Deployment/default/web: pods by selector app=web are controlled by multiple HPAs: [default/web default/web-2]");
+    expect(t.read().replicas).toBe(3);
+    expect(t.f.recorder.events[0]).toBe("Warning AmbiguousSelector pods by selector app=web are controlled by multiple HPAs: [default/web default/web-2]");
+    expect(t.conditions()).toEqual({ AbleToScale: "True SucceededGetScale", ScalingActive: "False AmbiguousSelector" });
+    // Once the other HPA is gone, the HPA scales.
+    t.hpaCtl.selectors.delete("default", "web-2");
+    t.f.recorder.events.length = 0;
+    await t.sync();
+    expect(t.read().replicas).toBe(5);
+  });
+
+  it("counts reconciliations and metric computations as upstream's monitor does", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700] });
+    await t.sync();
+    const text = await t.f.registry.metrics();
+    expect(text).toContain('horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"} 1');
+    expect(text).toContain('horizontal_pod_autoscaler_controller_metric_computation_total{action="scale_up",error="none",metric_type="Resource"} 1');
+    expect(text).toMatch(/horizontal_pod_autoscaler_controller_reconciliation_duration_seconds_count\{action="scale_up",error="none"\} 1/);
+    expect(text).toMatch(/horizontal_pod_autoscaler_controller_metric_computation_duration_seconds_bucket\{le="0.001",action="scale_up",error="none",metric_type="Resource"\} 1/);
+  });
+
+  // TestInvalidMetricSourceType: the unknown type is a spec error of its computation.
+  it("an unknown metric source type: InvalidMetricSourceType, error=spec", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700], spec: { minReplicas: 2, maxReplicas: 6, metrics: [{ type: "CheddarCheese" }] } });
+    await expect(t.sync()).rejects.toThrow('unknown metric source type "CheddarCheese"');
+    expect(t.read().replicas).toBe(3);
+    expect(t.conditions()).toEqual({ AbleToScale: "True SucceededGetScale", ScalingActive: "False InvalidMetricSourceType" });
+    const text = await t.f.registry.metrics();
+    expect(text).toContain('horizontal_pod_autoscaler_controller_metric_computation_total{action="none",error="spec",metric_type="CheddarCheese"} 1');
+    expect(text).toContain('horizontal_pod_autoscaler_controller_reconciliations_total{action="none",error="spec"} 1');
+  });
+
+  it("no metrics: the reconciliation counts as an internal error", async () => {
+    const t = setup({ replicas: 2, levels: [] });
+    await expect(t.sync()).rejects.toThrow();
+    expect(await t.f.registry.metrics()).toContain('horizontal_pod_autoscaler_controller_reconciliations_total{action="none",error="internal"} 1');
+  });
+
+  it("a ContainerResource metric of a container the pods lack: FailedGetContainerResourceMetric naming the container", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700], spec: { metrics: [{ type: "ContainerResource", containerResource: { name: "cpu", container: "sidecar", target: { type: "Utilization", averageUtilization: 30 } } }] } });
+    await expect(t.sync()).rejects.toThrow("first error is: failed to get sidecar container metric value: failed to get cpu utilization: container sidecar not found in Pod web-0");
+    expect(t.f.recorder.events[0]).toBe("Warning FailedGetContainerResourceMetric failed to get cpu utilization: container sidecar not found in Pod web-0");
+    expect(t.conditions().ScalingActive).toBe("False FailedGetContainerResourceMetric");
+  });
+
+  it("a memory averageValue is reported in BinarySI (buildQuantity)", async () => {
+    const mi200 = 200 * 1024 * 1024 * 1000;
+    const t = setup({ replicas: 3, levels: [mi200, mi200, mi200], spec: { metrics: [{ type: "Resource", resource: { name: "memory", target: { type: "AverageValue", averageValue: "100Mi" } } }] } });
+    await t.sync();
+    expect(t.read().replicas).toBe(6);
+    expect(t.read().status?.currentMetrics).toEqual([{ type: "Resource", resource: { name: "memory", current: { averageValue: "200Mi" } } }]);
+    expect(t.f.recorder.events).toEqual(["Normal SuccessfulRescale New size: 6; reason: memory resource above target"]);
+  });
+
+  it("a conflicting scale update is retried against a fresh scale", async () => {
+    const t = setup({ replicas: 3, levels: [300, 500, 700] });
+    t.f.client.failNth("update", "deployments", 1, StatusError.conflict({ group: "apps", resource: "deployments" }, "web", "the object has been modified"));
+    await t.sync();
+    expect(t.read().replicas).toBe(5);
+    const scaleCalls = t.f.client.actions().filter((a) => a.resource === "deployments" && a.subresource === "scale").map((a) => a.verb);
+    expect(scaleCalls).toEqual(["get", "update", "get", "update"]);
+  });
+
+  it("a target at zero: ScalingDisabled, and ScaledToZero (HPAScaleToZero, off in 1.36) removed", async () => {
+    const t = setup({ replicas: 0, levels: [], spec: { minReplicas: 0 }, status: { desiredReplicas: 0, conditions: [{ type: "ScaledToZero", status: "True", reason: "ScaledToZero", message: "the HPA controller scaled the workload to zero" }] } });
+    await t.sync();
+    expect(t.read().replicas).toBe(0);
+    expect(t.conditions()).toEqual({ AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" });
+  });
+
+  // TestConditionFailedUpdateScale: 150 % of request against a 100 % target, maxReplicas 5, the scale update fails.
+  it("a failing scale update: FailedRescale, AbleToScale False FailedUpdateScale, desired replicas kept", async () => {
+    const t = setup({ replicas: 3, levels: [1500, 1500, 1500], spec: { maxReplicas: 5, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 100 } } }] }, status: { currentReplicas: 3, desiredReplicas: 3 } });
+    t.f.client.prependReactor("update", "deployments", (a) => (a.subresource === "scale" ? { handled: true, error: new Error("something went wrong") } : { handled: false }));
+    await expect(t.sync()).rejects.toThrow("failed to rescale Deployment/default/web: something went wrong");
+    expect(t.f.recorder.events).toEqual(["Warning FailedRescale New size: 5; reason: cpu resource utilization (percentage of request) above target; error: something went wrong"]);
+    expect(t.conditions()).toEqual({ AbleToScale: "False FailedUpdateScale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange" });
+    expect(t.read().status).toMatchObject({ currentReplicas: 3, desiredReplicas: 3 });
+    const text = await t.f.registry.metrics();
+    expect(text).toContain('horizontal_pod_autoscaler_controller_reconciliations_total{action="none",error="internal"} 1');
+    expect(text).toContain('horizontal_pod_autoscaler_controller_metric_computation_total{action="scale_up",error="none",metric_type="Resource"} 1');
+  });
+
+  // HPAConfigurableTolerance (beta, on by default since 1.35): behavior.scaleUp.tolerance replaces the 10 %.
+  it.each<[string, string | undefined, number]>([
+    ["the default 10 % keeps 3 replicas at 102 %", undefined, 3],
+    ["a 1 % scale-up tolerance scales to 4 at 102 %", "0.01", 4],
+  ])("%s", async (_n, tolerance, want) => {
+    const t = setup({
+      replicas: 3,
+      levels: [1020, 1020, 1020],
+      spec: {
+        metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 100 } } }],
+        behavior: { scaleUp: { stabilizationWindowSeconds: 0, ...(tolerance ? { tolerance } : {}) } },
+      },
+    });
+    await t.sync();
+    expect(t.read().replicas).toBe(want);
   });
 });

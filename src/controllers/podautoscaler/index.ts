@@ -12,6 +12,7 @@ export {
   DEFAULT_TOLERANCE,
   DEFAULT_CPU_INITIALIZATION_PERIOD_MS,
   DEFAULT_DELAY_OF_INITIAL_READINESS_STATUS_MS,
+  goLabelSelectorText,
 } from "./replicacalculator.js";
 export type { Tolerances, PodGroups, PodLister, ReplicaCalculatorOptions } from "./replicacalculator.js";
 export {
@@ -26,7 +27,10 @@ export {
   SCALE_UP_LIMIT_MINIMUM,
 } from "./behavior.js";
 export type { NormalizationArg, Limited, TimestampedRecommendation, TimestampedScaleEvent } from "./behavior.js";
-export { setCondition, setConditionInList, ABLE_TO_SCALE, SCALING_ACTIVE, SCALING_LIMITED } from "./conditions.js";
+export { setCondition, setConditionInList, removeCondition, ABLE_TO_SCALE, SCALING_ACTIVE, SCALING_LIMITED, SCALED_TO_ZERO } from "./conditions.js";
 export type { ConditionStatus } from "./conditions.js";
 export { ResourceMetricsClient, MetricsUnavailableError, podMetricsInfo, podMetricsResource, parseDurationMs } from "./metrics.js";
 export type { MetricsClient, PodMetric, PodMetricsInfo, PodMetricsObject } from "./metrics.js";
+export { hpaMonitor } from "./monitor.js";
+export type { HPAMonitor, ActionLabel, ErrorLabel } from "./monitor.js";
+export { HPASelectors } from "./selectors.js";

@@ -67,7 +67,7 @@ export class MetricsUnavailableError extends Error {
   }
 }
 
-/** getPodMetrics / getContainerMetrics: a pod counts only when every container (or the named one) reports the resource. */
+/** getPodMetrics / getContainerMetrics: a pod has a sample only when every container (or the named one) reports the resource. */
 export function podMetricsInfo(items: readonly PodMetricsObject[], resource: string, container: string): PodMetricsInfo {
   const res: PodMetricsInfo = new Map();
   for (const m of items) {
@@ -75,12 +75,11 @@ export function podMetricsInfo(items: readonly PodMetricsObject[], resource: str
     const timestampMs = parseTime(m.timestamp ?? "") ?? 0;
     const windowMs = parseDurationMs(m.window);
     if (container !== "") {
+      // getContainerMetrics: a pod without the container, or the container without the resource, has no sample.
       const c = (m.containers ?? []).find((x) => x.name === container);
-      if (!c) continue;
-      const v = c.usage?.[resource];
+      const v = c?.usage?.[resource];
       const milli = v === undefined ? undefined : quantityMilliValue(v);
-      if (milli === undefined) throw new MetricsUnavailableError(`missing resource metric ${resource} for container ${container} in pod ${m.metadata?.namespace ?? ""}/${name}`);
-      res.set(name, { timestampMs, windowMs, value: milli });
+      if (milli !== undefined) res.set(name, { timestampMs, windowMs, value: milli });
       continue;
     }
     const containers = m.containers ?? [];
@@ -115,13 +114,7 @@ export class ResourceMetricsClient implements MetricsClient {
       throw new MetricsUnavailableError(`unable to fetch metrics from resource metrics API: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (items.length === 0) throw new MetricsUnavailableError("no metrics returned from resource metrics API");
-    let metrics: PodMetricsInfo;
-    try {
-      metrics = podMetricsInfo(items, resource, container);
-    } catch (err) {
-      throw new MetricsUnavailableError(`failed to get container metrics: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    return { metrics, timestampMs: parseTime(items[0].timestamp ?? "") ?? 0 };
+    return { metrics: podMetricsInfo(items, resource, container), timestampMs: parseTime(items[0].timestamp ?? "") ?? 0 };
   }
 
   getRawMetric(): Promise<{ metrics: PodMetricsInfo; timestampMs: number }> {

@@ -20,7 +20,13 @@ import type { Pod } from "../../apimachinery/api/core/v1.js";
 import { quantityMilliValue } from "../../apimachinery/quantity.js";
 import { parseTime } from "../../apimachinery/time.js";
 import type { CrossVersionObjectReference } from "../../apimachinery/api/autoscaling/v2.js";
+import type { LabelSelector } from "../../apimachinery/api/meta/v1.js";
+import { labelSelectorAsSelector } from "../../apimachinery/labels.js";
 import type { MetricsClient, PodMetricsInfo } from "./metrics.js";
+
+const MAX_INT32 = 2147483647;
+/** time.Time{} (0001-01-01T00:00:00Z) in Unix ms. */
+const GO_ZERO_TIME_MS = -62135596800000;
 
 /** Upstream's --horizontal-pod-autoscaler-tolerance default. */
 export const DEFAULT_TOLERANCE = 0.1;
@@ -61,7 +67,8 @@ export function groupPods(pods: readonly Pod[], metrics: PodMetricsInfo, resourc
   const g: PodGroups = { readyPodCount: 0, unreadyPods: new Set(), missingPods: new Set(), ignoredPods: new Set() };
   for (const pod of pods) {
     const name = pod.metadata?.name ?? "";
-    if (pod.metadata?.deletionTimestamp || pod.status?.phase === "Failed") {
+    // Being deleted or terminal (Failed, Succeeded): ignored.
+    if (pod.metadata?.deletionTimestamp || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") {
       g.ignoredPods.add(name);
       continue;
     }
@@ -81,7 +88,8 @@ export function groupPods(pods: readonly Pod[], metrics: PodMetricsInfo, resourc
       if (!condition || startMs === undefined) {
         unready = true;
       } else {
-        const transitionMs = parseTime(condition.lastTransitionTime ?? "") ?? 0;
+        // An unset lastTransitionTime is Go's zero time (year 1), as upstream compares it.
+        const transitionMs = parseTime(condition.lastTransitionTime) ?? GO_ZERO_TIME_MS;
         if (startMs + cpuInitializationPeriodMs > nowMs) {
           // Inside the initialization period: unready, or a sample that began before readiness.
           unready = condition.status === "False" || metric.timestampMs < transitionMs + metric.windowMs;
@@ -104,24 +112,42 @@ function removeMetricsForPods(metrics: PodMetricsInfo, pods: Set<string>): void 
   for (const p of pods) metrics.delete(p);
 }
 
-/** calculatePodRequests: each pod's request of `resource` (one container's, or the sum), in milli-units. */
+/**
+ * calculateRequests: each pod's request of `resource`, in milli-units — the pod-level request when
+ * the pod sets one and no container is named (PodLevelResources, on by default), else the named
+ * container's, else the sum over its containers and sidecars (restartPolicy Always init containers).
+ */
 export function calculatePodRequests(pods: readonly Pod[], container: string, resource: string): Map<string, number> {
   const requests = new Map<string, number>();
   for (const pod of pods) {
     const name = pod.metadata?.name ?? "";
-    const podLevel = (pod.spec as { resources?: { requests?: Record<string, string> } } | undefined)?.resources?.requests?.[resource];
-    if (container === "" && podLevel !== undefined) {
-      requests.set(name, quantityMilliValue(podLevel) ?? 0);
+    const podLevel = (pod.spec as { resources?: { requests?: Record<string, string> } } | undefined)?.resources?.requests;
+    if (container === "" && podLevel && (podLevel.cpu !== undefined || podLevel.memory !== undefined)) {
+      // resourcehelpers.PodRequests: the pod-level value, else what the containers request of it.
+      let req = podLevel[resource] === undefined ? undefined : (quantityMilliValue(podLevel[resource]) ?? 0);
+      if (req === undefined) {
+        const own = (pod.spec?.containers ?? []).map((c) => c.resources?.requests?.[resource]).filter((q): q is string => q !== undefined);
+        if (own.length > 0) req = own.reduce((a, q) => a + (quantityMilliValue(q) ?? 0), 0);
+      }
+      if (req === undefined) throw new ReplicaCalculationError(`missing pod-level request for ${resource} in Pod ${name}`);
+      requests.set(name, req);
       continue;
     }
     const containers = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((c) => (c as { restartPolicy?: string }).restartPolicy === "Always")];
     let sum = 0;
+    let found = false;
     for (const c of containers) {
       if (container !== "" && container !== c.name) continue;
       const req = c.resources?.requests?.[resource];
       if (req === undefined) throw new ReplicaCalculationError(`missing request for ${resource} in container ${c.name} of Pod ${name}`);
       sum += quantityMilliValue(req) ?? 0;
+      // Container names are unique in a pod.
+      if (container !== "") {
+        found = true;
+        break;
+      }
     }
+    if (container !== "" && !found) throw new ReplicaCalculationError(`container ${container} not found in Pod ${name}`);
     requests.set(name, sum);
   }
   return requests;
@@ -283,7 +309,8 @@ export class ReplicaCalculator {
       if (isWithinTolerance(tolerances, ratio)) return { replicas: currentReplicas, usage };
       return { replicas: Math.ceil(ratio * g.readyPodCount), usage };
     }
-    if (g.missingPods.size > 0) {
+    if (g.missingPods.size > 0 && ratio !== 1.0) {
+      // Scale-down: missing pods use exactly the target; scale-up: nothing. At the target, nothing is filled in.
       const value = ratio < 1.0 ? targetUsage : 0;
       for (const p of g.missingPods) metrics.set(p, { timestampMs: 0, windowMs: 0, value });
     }
@@ -300,7 +327,7 @@ export class ReplicaCalculator {
     return this.listPods(namespace, selector).filter((p) => p.status?.phase === "Running" && (p.status.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")).length;
   }
 
-  /** getUsageRatioReplicaCount: scales the ready pods by the ratio; from zero replicas, to ceil(ratio). */
+  /** getUsageRatioReplicaCount: scales the ready pods by the ratio (at most MaxInt32); from zero replicas, to ceil(ratio). */
   usageRatioReplicaCount(currentReplicas: number, usageRatio: number, tolerances: Tolerances, namespace: string, selector: string): number {
     if (currentReplicas === 0) return Math.ceil(usageRatio);
     if (isWithinTolerance(tolerances, usageRatio)) return currentReplicas;
@@ -310,7 +337,8 @@ export class ReplicaCalculator {
     } catch (err) {
       throw new ReplicaCalculationError(`unable to calculate ready pods: ${errorText(err)}`);
     }
-    return Math.ceil(usageRatio * ready);
+    const replicas = usageRatio * ready;
+    return replicas > MAX_INT32 ? MAX_INT32 : Math.ceil(replicas);
   }
 
   /** An Object metric's value, its failure worded as upstream's replica calculator words it. */
@@ -324,7 +352,7 @@ export class ReplicaCalculator {
     try {
       return await this.metricsClient.getObjectMetric(metricName, namespace, objectRef, metricSelector, signal);
     } catch (err) {
-      throw new ReplicaCalculationError(`unable to get metric ${metricName}: ${objectRef.kind} on ${namespace} ${objectRef.name}/${errorText(err)}`);
+      throw new ReplicaCalculationError(`unable to get metric ${metricName} on ${objectRef.kind} ${namespace}/${objectRef.name}: ${errorText(err)}`);
     }
   }
 
@@ -342,7 +370,8 @@ export class ReplicaCalculator {
   ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
     const got = await this.objectMetric(metricName, namespace, objectRef, metricSelector, signal);
     const replicas = this.usageRatioReplicaCount(currentReplicas, got.value / targetValue, tolerances, namespace, selector);
-    return { replicas, usage: got.value, timestampMs: got.timestampMs };
+    // Upstream reports no timestamp for a value target (it is only logged).
+    return { replicas, usage: got.value, timestampMs: 0 };
   }
 
   /** GetObjectPerPodMetricReplicas: an Object metric's averageValue target. */
@@ -357,38 +386,78 @@ export class ReplicaCalculator {
     signal?: AbortSignal,
   ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
     const got = await this.objectMetric(metricName, namespace, objectRef, metricSelector, signal);
-    let replicas = statusReplicas;
-    const ratio = got.value / (targetAverage * replicas);
-    if (!isWithinTolerance(tolerances, ratio)) replicas = Math.ceil(got.value / targetAverage);
-    return { replicas, usage: Math.ceil(got.value / statusReplicas), timestampMs: got.timestampMs };
+    return { ...perPodReplicas(statusReplicas, got.value, targetAverage, tolerances), timestampMs: got.timestampMs };
   }
 
-  /** GetExternalMetricReplicas (value target) and GetExternalPerPodMetricReplicas (averageValue target). */
+  private async externalMetric(metricName: string, namespace: string, metricSelector: LabelSelector | undefined, signal?: AbortSignal): ReturnType<MetricsClient["getExternalMetric"]> {
+    let parsed: string;
+    try {
+      parsed = labelSelectorAsSelector(metricSelector ?? null).toString();
+    } catch (err) {
+      throw new ReplicaCalculationError(errorText(err));
+    }
+    try {
+      return await this.metricsClient.getExternalMetric(metricName, namespace, parsed, signal);
+    } catch (err) {
+      throw new ReplicaCalculationError(`unable to get external metric ${namespace}/${metricName}/${goLabelSelectorText(metricSelector)}: ${errorText(err)}`);
+    }
+  }
+
+  /** GetExternalMetricReplicas: an External metric's value target (the values' sum against it). */
   async getExternalMetricReplicas(
     currentReplicas: number,
-    target: number,
-    perPod: boolean,
+    targetUsage: number,
     metricName: string,
     tolerances: Tolerances,
     namespace: string,
-    metricSelector: string,
-    selector: string,
+    metricSelector: LabelSelector | undefined,
+    podSelector: string,
     signal?: AbortSignal,
   ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
-    let got: Awaited<ReturnType<MetricsClient["getExternalMetric"]>>;
-    try {
-      got = await this.metricsClient.getExternalMetric(metricName, namespace, metricSelector, signal);
-    } catch (err) {
-      throw new ReplicaCalculationError(`unable to get external metric ${namespace}/${metricName}/${metricSelector}: ${errorText(err)}`);
-    }
+    const got = await this.externalMetric(metricName, namespace, metricSelector, signal);
     const usage = got.values.reduce((a, b) => a + b, 0);
-    if (!perPod) {
-      const replicas = this.usageRatioReplicaCount(currentReplicas, usage / target, tolerances, namespace, selector);
-      return { replicas, usage, timestampMs: got.timestampMs };
-    }
-    let replicas = currentReplicas;
-    const ratio = usage / (target * replicas);
-    if (!isWithinTolerance(tolerances, ratio)) replicas = Math.ceil(usage / target);
-    return { replicas, usage: Math.ceil(usage / currentReplicas), timestampMs: got.timestampMs };
+    const replicas = this.usageRatioReplicaCount(currentReplicas, usage / targetUsage, tolerances, namespace, podSelector);
+    return { replicas, usage, timestampMs: 0 };
   }
+
+  /** GetExternalPerPodMetricReplicas: an External metric's averageValue target. */
+  async getExternalPerPodMetricReplicas(
+    statusReplicas: number,
+    targetUsagePerPod: number,
+    metricName: string,
+    tolerances: Tolerances,
+    namespace: string,
+    metricSelector: LabelSelector | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ replicas: number; usage: number; timestampMs: number }> {
+    const got = await this.externalMetric(metricName, namespace, metricSelector, signal);
+    const usage = got.values.reduce((a, b) => a + b, 0);
+    return { ...perPodReplicas(statusReplicas, usage, targetUsagePerPod, tolerances), timestampMs: got.timestampMs };
+  }
+}
+
+
+/** The per-pod targets: the replica count stays unless usage/(target × replicas) leaves tolerance; usage is reported per pod (0 with no replicas). */
+function perPodReplicas(statusReplicas: number, usage: number, targetPerPod: number, tolerances: Tolerances): { replicas: number; usage: number } {
+  let replicas = statusReplicas;
+  if (!isWithinTolerance(tolerances, usage / (targetPerPod * statusReplicas))) {
+    const n = Math.ceil(usage / targetPerPod);
+    replicas = n > MAX_INT32 ? MAX_INT32 : n;
+  }
+  return { replicas, usage: statusReplicas === 0 ? 0 : Math.ceil(usage / statusReplicas) };
+}
+
+/**
+ * A *metav1.LabelSelector as Go's %+v prints it (its generated String()): "nil", or
+ * &LabelSelector{MatchLabels:map[string]string{k: v,},MatchExpressions:[]LabelSelectorRequirement{...},}.
+ * Upstream puts it in the External metric's error and name.
+ */
+export function goLabelSelectorText(sel: LabelSelector | undefined | null): string {
+  if (!sel) return "nil";
+  const labels = Object.keys(sel.matchLabels ?? {})
+    .sort()
+    .map((k) => `${k}: ${sel.matchLabels![k]},`)
+    .join("");
+  const exprs = (sel.matchExpressions ?? []).map((r) => `LabelSelectorRequirement{Key:${r.key},Operator:${r.operator},Values:[${(r.values ?? []).join(" ")}],},`).join("");
+  return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
 }
