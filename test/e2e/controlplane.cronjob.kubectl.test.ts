@@ -101,6 +101,9 @@ it("kubectl create cronjob: Jobs named <cronjob>-<scheduled minutes> at each sch
   const events = await k.ok(["get", "events", "--field-selector", "involvedObject.kind=CronJob,involvedObject.name=tick", "-o", "custom-columns=REASON:.reason,MESSAGE:.message", "--no-headers"]);
   for (const i of [1, 2, 3, 4]) expect(events).toMatch(new RegExp(`SuccessfulCreate\\s+Created job ${jobName(i)}`));
   for (const i of [1, 2]) expect(events).toMatch(new RegExp(`SuccessfulDelete\\s+Deleted job ${jobName(i)}`));
+  // Each of the four Jobs was created and measured: its skew from the schedule time is on the control plane's registry.
+  const skew = await cp.registry.getSingleMetricAsString("cronjob_controller_job_creation_skew_duration_seconds");
+  expect(skew).toMatch(/^cronjob_controller_job_creation_skew_duration_seconds_count 4$/m);
   // The pruned Jobs' pods went with them (background propagation through the garbage collector).
   await eventually("the pruned Jobs' pods are gone", async () => {
     const pods = JSON.parse(await k.ok(["get", "pods", "-o", "json"])) as { items: Array<{ metadata: { labels?: Record<string, string> } }> };

@@ -49,6 +49,18 @@ it('kubectl create job x --image=busybox -- sh -c "exit 0" → wait --for=condit
   expect(describe).toContain("Completed");
 }, 90_000);
 
+it("the control plane's registry carries the Job controller's metrics under upstream's names", async () => {
+  // Job x (above) completed: one succeeded NonIndexed Job, its one pod counted and created.
+  const text = await cp.registry.metrics();
+  const value = (series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.split(" ")[1] ?? NaN);
+  expect(value('job_controller_jobs_finished_total{completion_mode="NonIndexed",result="succeeded",reason="CompletionsReached"}')).toBeGreaterThanOrEqual(1);
+  expect(value('job_controller_job_pods_finished_total{completion_mode="NonIndexed",result="succeeded"}')).toBeGreaterThanOrEqual(1);
+  expect(value('job_controller_job_pods_creation_total{reason="new",status="succeeded"}')).toBeGreaterThanOrEqual(1);
+  expect(value('job_controller_terminated_pods_tracking_finalizer_total{event="add"}')).toBeGreaterThanOrEqual(1);
+  expect(text).toMatch(/^job_controller_job_syncs_total\{completion_mode="NonIndexed",result="success",action="pods_created"\} [1-9]/m);
+  expect(text).toContain("# TYPE job_controller_job_sync_duration_seconds histogram");
+});
+
 it("a failing job is retried after the pod failure back-off and reaches Failed with BackoffLimitExceeded", async () => {
   const manifest = await k.manifest(
     "failing-job.yaml",

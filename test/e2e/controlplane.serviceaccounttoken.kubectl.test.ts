@@ -2,8 +2,10 @@
  * The token controller end to end with the real kubectl 1.35: a `kubernetes.io/service-account-token`
  * Secret naming a ServiceAccount gets `token`, `ca.crt` and `namespace`; `kubectl --token` with
  * that token (and no client certificate) is the ServiceAccount, with its RBAC; once the secret is
- * deleted the API server refuses the token (the legacy token validator looks the secret up); and a
- * token secret whose ServiceAccount is deleted goes with it.
+ * deleted the API server refuses the token (the legacy token validator looks the secret up), as it
+ * does while the secret carries `kubernetes.io/legacy-token-invalid-since`; each use labels the
+ * secret `kubernetes.io/legacy-token-last-used` with the day; and a token secret whose
+ * ServiceAccount is deleted goes with it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -83,6 +85,21 @@ type: kubernetes.io/service-account-token
   const denied = await robot.run(["get", "secrets"]);
   expect(denied.code).not.toBe(0);
   expect(denied.stderr).toContain(`User "system:serviceaccount:${ns}:robot" cannot list resource "secrets"`);
+
+  // The API server records the use: the secret is labelled with the UTC day (as 2006-01-02).
+  const labelled = await eventually("the last-used label", async () => {
+    const v = (await k.ok(["-n", ns, "get", "secret", "robot-token", "-o", "jsonpath={.metadata.labels.kubernetes\\.io/legacy-token-last-used}"])).trim();
+    return v || undefined;
+  });
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  expect([day(Date.now()), day(Date.now() - 86_400_000)]).toContain(labelled);
+  // A secret marked invalid (what the legacy token cleaner does) refuses its token until the label goes.
+  await k.ok(["-n", ns, "label", "secret", "robot-token", "kubernetes.io/legacy-token-invalid-since=2025-01-01"]);
+  const invalid = await robot.run(["get", "pods"]);
+  expect(invalid.code).not.toBe(0);
+  expect(invalid.stderr).toMatch(/Unauthorized|must be logged in/);
+  await k.ok(["-n", ns, "label", "secret", "robot-token", "kubernetes.io/legacy-token-invalid-since-"]);
+  expect(await robot.ok(["get", "pods"])).toBe("");
 
   await k.ok(["-n", ns, "delete", "secret", "robot-token"]);
   const refused = await robot.run(["get", "pods"]);

@@ -14,7 +14,7 @@ import type { KeyObject } from "node:crypto";
 import type { Clock } from "../../apimachinery/clock.js";
 import { StatusError } from "../../apimachinery/errors.js";
 import type { KubeObject } from "../../apimachinery/types.js";
-import type { ResourceHooks } from "../rest/context.js";
+import { defaultWriteContext, type ResourceHooks } from "../rest/context.js";
 import type { ResourceStrategy } from "../registry/strategy.js";
 import { decodeRequestBody, type DecodeTarget } from "../decode/request.js";
 import { parseWriteOptions } from "../rest/options.js";
@@ -130,6 +130,8 @@ export class AccessControl {
       publicKey: saKey.publicKey,
       clock: deps.clock,
       getObject: (g, r, ns, name) => this.getObject(g, r, ns, name),
+      labelSecret: (ns, name, uid, labels) => this.labelSecret(ns, name, uid, labels),
+      log: deps.log,
     });
     this.tokenAuthenticators = [];
     if (options.staticTokens) this.tokenAuthenticators.push(new StaticTokenAuthenticator(options.staticTokens));
@@ -167,6 +169,23 @@ export class AccessControl {
       if (err instanceof StatusError && err.code === 404) return undefined;
       throw err;
     }
+  }
+
+  /** The server's own label write on a secret (the legacy token last-used label), as kube-apiserver's loopback patch. */
+  private async labelSecret(namespace: string, name: string, uid: string, labels: Record<string, string>): Promise<void> {
+    const store = this.deps.registry().byGroupResource("", "secrets");
+    if (!store) return;
+    const gr = { group: "", resource: "secrets" };
+    await store.update(
+      namespace,
+      name,
+      (cur) => {
+        if (!cur) throw StatusError.notFound(gr, name);
+        if (cur.metadata?.uid !== uid) throw StatusError.conflict(gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${cur.metadata?.uid ?? ""}`);
+        return { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...labels } } };
+      },
+      defaultWriteContext({ fieldManager: "kube-apiserver" }),
+    );
   }
 
   /** The decision for `attrs` (system:masters first, then RBAC). */

@@ -139,6 +139,105 @@ describe("ServiceAccount tokens", () => {
   });
 });
 
+// Upstream's legacy validator (pkg/serviceaccount/legacy.go, patchSecretWithLastUsedDate) and its
+// TestLegacyServiceAccountTokenTracking / TestLegacyServiceAccountTokenCleanUp integration tests.
+describe("legacy tokens: the last-used label and invalid-since", () => {
+  const subject = { namespace: "ns", secretName: "robot-token", serviceAccountName: "robot", serviceAccountUID: "uid-robot" };
+  function setup(labels: Record<string, string> = {}, labelSecret?: (ns: string, name: string, uid: string, l: Record<string, string>) => Promise<void>) {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 23, 59, 30));
+    const key = generateKey();
+    const writes: string[] = [];
+    const logged: string[] = [];
+    const objects = new Map<string, KubeObject>();
+    const tokens = new ServiceAccountTokens({
+      signingKey: key.privateKey,
+      publicKey: key.publicKey,
+      clock,
+      getObject: async (_g, r, ns, name) => objects.get(`${r}/${ns}/${name}`),
+      labelSecret:
+        labelSecret ??
+        (async (ns, name, uid, l) => {
+          writes.push(`${ns}/${name} ${uid} ${JSON.stringify(l)}`);
+        }),
+      log: (msg) => logged.push(msg),
+    });
+    const token: string = legacyTokenSigner(tokens.exportSigningKey()).generateLegacyToken(subject);
+    objects.set("serviceaccounts/ns/robot", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "robot", namespace: "ns", uid: "uid-robot" } });
+    objects.set("secrets/ns/robot-token", { apiVersion: "v1", kind: "Secret", metadata: { name: "robot-token", namespace: "ns", uid: "uid-secret", labels }, data: { token: Buffer.from(token).toString("base64") } } as KubeObject);
+    const auth = async () => {
+      const r = await tokens.authenticateToken(token);
+      return r && "user" in r ? r.user.username : r;
+    };
+    return { clock, tokens, token, writes, logged, auth, objects };
+  }
+  const last = (v: string) => ({ "kubernetes.io/legacy-token-last-used": v });
+  const wrote = (day: string) => `ns/robot-token uid-secret {"kubernetes.io/legacy-token-last-used":"${day}"}`;
+
+  const cases: Array<{ name: string; labels: Record<string, string>; writes: string[] }> = [
+    { name: "no label: today's UTC date", labels: {}, writes: [wrote("2026-01-01")] },
+    { name: "used today already: no write", labels: last("2026-01-01"), writes: [] },
+    { name: "labelled tomorrow (a server whose clock runs ahead): no write", labels: last("2026-01-02"), writes: [] },
+    { name: "used yesterday: today's date", labels: last("2025-12-31"), writes: [wrote("2026-01-01")] },
+    { name: "used long ago: today's date", labels: last("2024-03-05"), writes: [wrote("2026-01-01")] },
+    { name: "a label that is no date: today's date", labels: last("garbage"), writes: [wrote("2026-01-01")] },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { auth, writes } = setup(c.labels);
+      expect(await auth()).toBe("system:serviceaccount:ns:robot");
+      await Promise.resolve();
+      expect(writes).toEqual(c.writes);
+    });
+  }
+
+  it("at most one write per secret a day, however often the token is used before the label lands; the next day again", async () => {
+    const { auth, writes, clock } = setup();
+    for (let i = 0; i < 5; i++) expect(await auth()).toBe("system:serviceaccount:ns:robot");
+    expect(writes).toEqual([wrote("2026-01-01")]);
+    // 23:59:30 + 1 min: a new UTC day.
+    clock.step(60_000);
+    await auth();
+    await auth();
+    expect(writes).toEqual([wrote("2026-01-01"), wrote("2026-01-02")]);
+  });
+
+  it("the request neither waits for the write nor fails with it; a failed write is logged and retried on a later use", async () => {
+    let calls = 0;
+    const pending = setup({}, () => new Promise<void>(() => {}));
+    expect(await pending.auth()).toBe("system:serviceaccount:ns:robot");
+    const failing = setup({}, async () => {
+      calls++;
+      throw new Error("etcd is down");
+    });
+    expect(await failing.auth()).toBe("system:serviceaccount:ns:robot");
+    await new Promise((r) => setImmediate(r));
+    expect(failing.logged).toEqual(["failed to label legacy service account token ns/robot-token with last-used date"]);
+    expect(await failing.auth()).toBe("system:serviceaccount:ns:robot");
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toBe(2);
+  });
+
+  it("a secret labelled invalid-since is refused with upstream's message, its use still recorded; without the label it works again", async () => {
+    const s = setup({ "kubernetes.io/legacy-token-invalid-since": "2025-06-01" });
+    expect(await s.auth()).toEqual({
+      error:
+        "the token in secret ns/robot-token for service account ns/robot has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token",
+    });
+    expect(s.writes).toEqual([wrote("2026-01-01")]);
+    const secret = s.objects.get("secrets/ns/robot-token")!;
+    secret.metadata!.labels = last("2026-01-01");
+    expect(await s.auth()).toBe("system:serviceaccount:ns:robot");
+    expect(s.writes).toHaveLength(1);
+  });
+
+  it("the invalid-since label is looked at after the ServiceAccount: a token of a deleted ServiceAccount is refused for that", async () => {
+    const s = setup({ "kubernetes.io/legacy-token-invalid-since": "2025-06-01" });
+    s.objects.delete("serviceaccounts/ns/robot");
+    expect(await s.auth()).toEqual({ error: "service account ns/robot has been deleted" });
+    expect(s.writes).toEqual([]);
+  });
+});
+
 describe("authentication chain", () => {
   const chain = new AuthenticationChain([bearerTokenAuthenticator([new StaticTokenAuthenticator(parseTokenFile("good,alice,1,devs"))])], { paths: publicInfoPaths });
 

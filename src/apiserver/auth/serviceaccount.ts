@@ -18,8 +18,10 @@ import { serviceAccountGroups, serviceAccountUsername, type UserInfo } from "./u
 export const defaultIssuer = "https://kubernetes.default.svc.cluster.local";
 /** The issuer of legacy (secret-based, non-expiring) tokens that the token controller writes into Secrets. */
 export const legacyIssuer = "kubernetes/serviceaccount";
-/** The label LegacyServiceAccountTokenCleanUp sets on a token secret it invalidated. */
+/** The label LegacyServiceAccountTokenCleanUp sets on a token secret it invalidated (InvalidSinceLabelKey). */
 export const legacyTokenInvalidSinceLabel = "kubernetes.io/legacy-token-invalid-since";
+/** The label the authenticator keeps on a legacy token's secret: the UTC day it was last used, 2006-01-02 (LastUsedLabelKey). */
+export const legacyTokenLastUsedLabel = "kubernetes.io/legacy-token-last-used";
 const legacyClaim = {
   namespace: "kubernetes.io/serviceaccount/namespace",
   secretName: "kubernetes.io/serviceaccount/secret.name",
@@ -40,8 +42,14 @@ const minExpirationSeconds = 600;
 const maxExpirationSeconds = 2 ** 32;
 export const credentialIDKey = "authentication.kubernetes.io/credential-id";
 
-/** Reads an object (undefined when absent); the token code never writes. */
+/** Reads an object (undefined when absent). */
 export type ObjectGetter = (group: string, resource: string, namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+/**
+ * Merges `labels` into the secret `namespace/name` if it still has `uid` (upstream patches the
+ * secret with its uid in the body, so a recreated secret is not labelled); rejects otherwise.
+ */
+export type SecretLabeler = (namespace: string, name: string, uid: string, labels: Record<string, string>) => Promise<void>;
 
 export interface ServiceAccountTokenOptions {
   issuer?: string;
@@ -53,6 +61,10 @@ export interface ServiceAccountTokenOptions {
   /** Upper bound on a token's lifetime in seconds (default: none beyond validation). */
   maxTokenSeconds?: number;
   getObject: ObjectGetter;
+  /** Writes the last-used label on legacy token secrets; absent: they are not labelled. */
+  labelSecret?: SecretLabeler;
+  /** Where a failed label write is reported (it never fails the request). */
+  log?: (msg: string, err: unknown) => void;
 }
 
 interface TokenRequestSpec {
@@ -73,6 +85,11 @@ export class ServiceAccountTokens implements TokenAuthenticator {
   readonly apiAudiences: string[];
   private readonly kid: string;
   private readonly keys: Map<string, KeyObject>;
+  /**
+   * The secrets (ns/name/uid) this server labelled last-used on `day`: repeated uses that arrive
+   * before the label reaches the secret do not write it again. Emptied when the UTC day changes.
+   */
+  private labelled = { day: "", secrets: new Set<string>() };
 
   constructor(private readonly opts: ServiceAccountTokenOptions) {
     this.issuer = opts.issuer ?? defaultIssuer;
@@ -217,14 +234,52 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     const secret = (await this.opts.getObject("", "secrets", ns, secretName)) as (KubeObject & { data?: Record<string, string> }) | undefined;
     if (!secret || secret.metadata?.deletionTimestamp) return { error: "token has been invalidated" };
     if (Buffer.from(secret.data?.token ?? "", "base64").toString("utf8") !== token) return { error: "token does not match secret" };
-    if (secret.metadata?.labels?.[legacyTokenInvalidSinceLabel]) return { error: "token has been invalidated" };
     const sa = await this.opts.getObject("", "serviceaccounts", ns, saName);
     if (!sa || sa.metadata?.deletionTimestamp) return { error: `service account ${ns}/${saName} has been deleted` };
     const uid = sa.metadata?.uid ?? "";
     if (uid !== saUID) return { error: `service account UID (${uid}) does not match claim (${saUID})` };
+    // A token its cleaner marked invalid is refused, though its use is still recorded.
+    if (secret.metadata?.labels?.[legacyTokenInvalidSinceLabel]) {
+      this.recordLastUsed(secret);
+      return {
+        error: `the token in secret ${ns}/${secretName} for service account ${ns}/${saName} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${legacyTokenInvalidSinceLabel}' label from the secret to temporarily allow use of this token`,
+      };
+    }
+    this.recordLastUsed(secret);
     const user: UserInfo = { username: serviceAccountUsername(ns, saName), uid, groups: serviceAccountGroups(ns), extra: {} };
     return { user, audiences: [...this.apiAudiences] };
   }
+
+  /**
+   * Labels the secret with today's UTC date unless it already says today or tomorrow (a server
+   * whose clock runs ahead wrote it; patchSecretWithLastUsedDate). In the background: the request
+   * neither waits for the write nor fails with it, and each secret is written at most once a day.
+   */
+  private recordLastUsed(secret: KubeObject): void {
+    const labelSecret = this.opts.labelSecret;
+    if (!labelSecret) return;
+    const now = this.opts.clock.now();
+    const today = utcDay(now);
+    const lastUsed = secret.metadata?.labels?.[legacyTokenLastUsedLabel];
+    if (lastUsed === today || lastUsed === utcDay(now + 86_400_000)) return;
+    const ns = secret.metadata?.namespace ?? "";
+    const name = secret.metadata?.name ?? "";
+    const uid = secret.metadata?.uid ?? "";
+    if (this.labelled.day !== today) this.labelled = { day: today, secrets: new Set() };
+    const key = `${ns}/${name}/${uid}`;
+    if (this.labelled.secrets.has(key)) return;
+    this.labelled.secrets.add(key);
+    labelSecret(ns, name, uid, { [legacyTokenLastUsedLabel]: today }).catch((err: unknown) => {
+      // Let a later use try again.
+      if (this.labelled.day === today) this.labelled.secrets.delete(key);
+      this.opts.log?.(`failed to label legacy service account token ${ns}/${name} with last-used date`, err);
+    });
+  }
+}
+
+/** The UTC calendar day of `ms` as Go's "2006-01-02". */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** Go's %q of a []string: ["a" "b"]. */

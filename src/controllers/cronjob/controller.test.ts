@@ -267,3 +267,29 @@ describe("a day of schedules on the fake clock", () => {
     await f.stop();
   }, 120_000);
 });
+
+describe("cronjob_controller_job_creation_skew_duration_seconds", () => {
+  const skew = async (f: ControllerFixture) => {
+    const { values } = await f.registry.getSingleMetric("cronjob_controller_job_creation_skew_duration_seconds")!.get();
+    const get = (name: string, le?: number) => values.find((v) => (v as { metricName?: string }).metricName === name && (le === undefined || v.labels.le === le))?.value;
+    return { count: get("cronjob_controller_job_creation_skew_duration_seconds_count"), sum: get("cronjob_controller_job_creation_skew_duration_seconds_sum"), le16: get("cronjob_controller_job_creation_skew_duration_seconds_bucket", 16), le32: get("cronjob_controller_job_creation_skew_duration_seconds_bucket", 32) };
+  };
+
+  it("observes how long after its scheduled time a Job was created (12:00 job created at 12:00:30: 30 s)", async () => {
+    const { f, sync } = setup(cronJob({ lastScheduleTime: noon - H }));
+    await sync();
+    expect(await skew(f)).toEqual({ count: 1, sum: 30, le16: 0, le32: 1 });
+    const text = await f.registry.metrics();
+    expect(text).toContain("# HELP cronjob_controller_job_creation_skew_duration_seconds [STABLE] Time between when a cronjob is scheduled to be run, and when the corresponding job is created");
+    expect(text).toContain('cronjob_controller_job_creation_skew_duration_seconds_bucket{le="512"} 1');
+  });
+
+  it("a Job found already created (a lost status write) is adopted without an observation or a SuccessfulCreate event", async () => {
+    const { f, sync, cj$ } = setup(cronJob({ lastScheduleTime: noon - H }));
+    f.seedAPI(builtin.jobs, job(thisJob));
+    await sync();
+    expect(cj$().status?.active?.map((r) => r.name)).toEqual([thisJob]);
+    expect((await skew(f)).count ?? 0).toBe(0);
+    expect(f.recorder.events.filter((e) => e.includes("SuccessfulCreate"))).toEqual([]);
+  });
+});

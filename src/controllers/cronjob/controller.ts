@@ -35,6 +35,7 @@ import type { Controller } from "../../runtime/controller.js";
 import type { Manager } from "../../runtime/manager.js";
 import type { ReconcileResult } from "../../runtime/reconcile.js";
 import { errorMessage } from "../replicaset/podcontrol.js";
+import { cronJobMetrics, type CronJobMetrics } from "./metrics.js";
 import { parseSchedule, validateTimeZone, wallTime, type Schedule } from "./schedule.js";
 
 export const CRONJOB_GVK: GroupVersionKind = Object.freeze({ group: "batch", version: "v1", kind: "CronJob" });
@@ -118,12 +119,14 @@ export function mostRecentScheduleTime(cj: CronJob, nowMs: number, schedule: Sch
 export class CronJobController {
   readonly controller: Controller;
   private readonly clock: Clock;
+  private readonly metrics: CronJobMetrics;
   private readonly recorder: EventRecorder;
   private readonly jobLister: Lister<Job>;
   private readonly cjLister: Lister<CronJob>;
 
   constructor(mgr: Manager, opts: CronJobControllerOptions = {}) {
     this.clock = mgr.clock;
+    this.metrics = cronJobMetrics(mgr.registry);
     this.recorder = mgr.eventRecorder("cronjob-controller");
     this.jobLister = mgr.informers.forResource(builtin.jobs).lister();
     this.cjLister = mgr.informers.forResource(builtin.cronJobs).lister();
@@ -273,6 +276,7 @@ export class CronJobController {
       }
     }
     let created: Job;
+    let alreadyExisted = false;
     try {
       created = await jobsClient.create(getJobFromTemplate(cj, scheduled));
     } catch (err) {
@@ -281,12 +285,18 @@ export class CronJobController {
         const existing = await jobsClient.get(jobName);
         if (getControllerOf(existing)?.uid !== cj.metadata?.uid) return requeue(err);
         created = existing;
+        alreadyExisted = true;
       } else {
         this.recorder.eventf(cj, "Warning", "FailedCreate", "Error creating job: %v", errorMessage(err));
         return requeue(err);
       }
     }
-    this.recorder.eventf(cj, "Normal", "SuccessfulCreate", "Created job %v", created.metadata?.name ?? "");
+    // Only a Job this sync created is measured and announced (upstream logs "Job already exists" otherwise).
+    if (!alreadyExisted) {
+      const createdAt = parseTime(created.metadata?.creationTimestamp) ?? now;
+      this.metrics.jobCreationSkewDurationSeconds.observe((createdAt - scheduled) / 1000);
+      this.recorder.eventf(cj, "Normal", "SuccessfulCreate", "Created job %v", created.metadata?.name ?? "");
+    }
     const ref: ObjectReference = {
       apiVersion: "batch/v1",
       kind: "Job",

@@ -446,3 +446,114 @@ describe("job details", () => {
     expect(got.metadata?.finalizers ?? []).toEqual([]);
   });
 });
+
+/** The value of `name`'s series with exactly `labels` in the fixture's registry (undefined: no such series). */
+async function metricValue(f: ControllerFixture, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const m = f.registry.getSingleMetric(name);
+  if (!m) throw new Error(`${name} is not registered`);
+  const { values } = await m.get();
+  const same = (l: Partial<Record<string, string | number>>) => Object.keys(l).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => String(l[k]) === v);
+  return values.find((v) => same(v.labels))?.value;
+}
+
+// Upstream's TestControllerSyncJob checks job_syncs_total through its metrics and the
+// integration tests (TestMetricsOnSuccesses/Failures, TestJobPodFailurePolicy...) the rest.
+describe("job_controller_* metrics", () => {
+  it("a sync that creates pods: job_syncs_total and job_sync_duration_seconds with action pods_created, job_pods_creation_total new", async () => {
+    const { f, sync } = setup(newJob({ parallelism: 2, completions: 5 }), []);
+    await sync();
+    const labels = { completion_mode: "NonIndexed", result: "success", action: "pods_created" };
+    expect(await metricValue(f, "job_controller_job_syncs_total", labels)).toBe(1);
+    const hist = (await f.registry.getSingleMetric("job_controller_job_sync_duration_seconds")!.get()).values;
+    expect(hist.find((v) => (v as { metricName?: string }).metricName === "job_controller_job_sync_duration_seconds_count" && v.labels.action === "pods_created")?.value).toBe(1);
+    expect(await metricValue(f, "job_controller_job_pods_creation_total", { reason: "new", status: "succeeded" })).toBe(2);
+    expect(await metricValue(f, "job_controller_job_pods_creation_total", { reason: "new", status: "failed" })).toBeUndefined();
+  });
+
+  it("replacing a failed pod is recreate_terminating_or_failed (recreate_failed with podReplacementPolicy Failed)", async () => {
+    for (const [policy, reason] of [
+      [undefined, "recreate_terminating_or_failed"],
+      ["Failed", "recreate_failed"],
+    ] as const) {
+      const job = newJob({ parallelism: 1, completions: 1 });
+      if (policy) job.spec!.podReplacementPolicy = policy;
+      const { f, sync } = setup(job, [newPod("Failed")]);
+      await sync();
+      expect(await metricValue(f, "job_controller_job_pods_creation_total", { reason, status: "succeeded" }), policy).toBe(1);
+    }
+  });
+
+  it("a Job that completes: tracking sync, jobs_finished_total succeeded CompletionsReached, job_pods_finished_total", async () => {
+    const { f, sync } = setup(newJob({ parallelism: 2, completions: 5 }), pods(5, "Succeeded"));
+    await sync();
+    expect(await metricValue(f, "job_controller_job_syncs_total", { completion_mode: "NonIndexed", result: "success", action: "tracking" })).toBe(1);
+    expect(await metricValue(f, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" })).toBe(1);
+    expect(await metricValue(f, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" })).toBe(5);
+    expect(await metricValue(f, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "failed" })).toBe(0);
+    // Nothing finished twice: a second sync of the finished Job is not even measured.
+    f.informers.forResource(builtin.jobs).getIndexer().replace([f.client.tracker.get(builtin.jobs, "default", "foobar") as unknown as Job], "");
+    await sync();
+    expect(await metricValue(f, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" })).toBe(1);
+    expect(await metricValue(f, "job_controller_job_syncs_total", { completion_mode: "NonIndexed", result: "success", action: "tracking" })).toBe(1);
+  });
+
+  it("too many active pods: action pods_deleted; backoffLimit exceeded: jobs_finished_total failed BackoffLimitExceeded", async () => {
+    const a = setup(newJob({ parallelism: 2, completions: 5 }), pods(3, "Running"));
+    await a.sync();
+    expect(await metricValue(a.f, "job_controller_job_syncs_total", { completion_mode: "NonIndexed", result: "success", action: "pods_deleted" })).toBe(1);
+    const b = setup(newJob({ parallelism: 2, completions: 5, backoffLimit: 0 }), pods(1, "Failed"));
+    await b.sync();
+    expect(await metricValue(b.f, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "failed", reason: "BackoffLimitExceeded" })).toBe(1);
+    expect(await metricValue(b.f, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "failed" })).toBe(1);
+  });
+
+  it("podFailurePolicy: pod_failures_handled_by_failure_policy_total by the matched rule's action; FailJob finishes with PodFailurePolicy", async () => {
+    const failJob = newJob({ parallelism: 1, completions: 1 });
+    failJob.spec!.podFailurePolicy = { rules: [{ action: "FailJob", onExitCodes: { operator: "In", values: [1] } }] };
+    const a = setup(failJob, [newPod("Failed")]);
+    await a.sync();
+    expect(await metricValue(a.f, "job_controller_pod_failures_handled_by_failure_policy_total", { action: "FailJob" })).toBe(1);
+    expect(await metricValue(a.f, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "failed", reason: "PodFailurePolicy" })).toBe(1);
+    expect(await metricValue(a.f, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "failed" })).toBe(1);
+
+    const ignore = newJob({ parallelism: 1, completions: 1, backoffLimit: 0 });
+    ignore.spec!.podFailurePolicy = { rules: [{ action: "Ignore", onExitCodes: { operator: "In", values: [1] } }] };
+    const b = setup(ignore, [newPod("Failed"), newPod("Failed")]);
+    await b.sync();
+    expect(await metricValue(b.f, "job_controller_pod_failures_handled_by_failure_policy_total", { action: "Ignore" })).toBe(2);
+    // An ignored failure is not counted: no failed pods finished, the Job goes on.
+    expect(await metricValue(b.f, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "failed" })).toBe(0);
+    expect(await metricValue(b.f, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "failed", reason: "BackoffLimitExceeded" })).toBeUndefined();
+  });
+
+  it("Indexed: job_finished_indexes_total (global), job_pods_finished_total and jobs_finished_total labelled Indexed", async () => {
+    const { f, sync } = setup(newJob({ parallelism: 2, completions: 3, indexed: true }), [
+      newPod("Succeeded", { index: "0" }),
+      newPod("Failed", { index: "1" }),
+      newPod("Succeeded", { index: "1" }),
+      newPod("Succeeded", { index: "2" }),
+    ]);
+    await sync();
+    expect(await metricValue(f, "job_controller_job_finished_indexes_total", { status: "succeeded", backoffLimit: "global" })).toBe(3);
+    expect(await metricValue(f, "job_controller_job_pods_finished_total", { completion_mode: "Indexed", result: "succeeded" })).toBe(3);
+    expect(await metricValue(f, "job_controller_job_pods_finished_total", { completion_mode: "Indexed", result: "failed" })).toBe(1);
+    expect(await metricValue(f, "job_controller_jobs_finished_total", { completion_mode: "Indexed", result: "succeeded", reason: "CompletionsReached" })).toBe(1);
+  });
+
+  it("backoffLimitPerIndex: a failed index counts under job_finished_indexes_total failed perIndex", async () => {
+    const job = newJob({ parallelism: 2, completions: 2, indexed: true, status: { failedIndexes: "" } });
+    job.spec!.backoffLimitPerIndex = 0;
+    job.spec!.backoffLimit = 2 ** 31 - 1;
+    const { f, sync } = setup(job, [newPod("Failed", { index: "0" }), newPod("Running", { index: "1" })]);
+    await sync();
+    expect(await metricValue(f, "job_controller_job_finished_indexes_total", { status: "failed", backoffLimit: "perIndex" })).toBe(1);
+    expect(await metricValue(f, "job_controller_job_finished_indexes_total", { status: "succeeded", backoffLimit: "perIndex" })).toBe(0);
+  });
+
+  it("a sync that fails is counted with result error", async () => {
+    const { f, sync } = setup(newJob({ parallelism: 1, completions: 1 }), pods(1, "Succeeded"));
+    f.client.failNth("update", "jobs", 1, new Error("boom"));
+    await expect(sync()).rejects.toThrow("boom");
+    expect(await metricValue(f, "job_controller_job_syncs_total", { completion_mode: "NonIndexed", result: "error", action: "tracking" })).toBe(1);
+  });
+});

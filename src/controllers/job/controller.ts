@@ -33,9 +33,11 @@
  * gone). A Job whose spec.managedBy names another controller is not synced, nor are its pods'
  * finalizers removed (upstream's JobManagedBy).
  *
- * Not ported (plainly): the job_* metrics (job_sync_duration_seconds, job_pods_finished_total,
- * pod_failures_handled_by_failure_policy_total, ...); the generation check of updateJob (every
- * Job update syncs at once rather than batched).
+ * Metrics: upstream's job_controller_* (metrics.ts), moved at the points job_controller.go moves
+ * them.
+ *
+ * Not ported (plainly): the generation check of updateJob (every Job update syncs at once rather
+ * than batched).
  *
  * Invariants: (expectations) between a sync that issues N creates/deletes and the informer
  * delivering them, the Job's pods are not managed again; (finalizer expectations) a pod whose
@@ -111,6 +113,16 @@ import {
 import { FinalizerExpectations } from "./finalizerexpectations.js";
 import { calculateFailedIndexes, getPodsWithDelayedDeletionPerIndex, hasBackoffLimitPerIndex, indexFailureCountAnnotations, podCreationInfoForIndependentIndexes } from "./perindex.js";
 import { getFailJobMessage, matchPodFailurePolicy, nonIgnoredFailedPodsCount } from "./podfailurepolicy.js";
+import {
+  jobMetrics,
+  JOB_SYNC_ACTION_PODS_CREATED,
+  JOB_SYNC_ACTION_PODS_DELETED,
+  JOB_SYNC_ACTION_RECONCILING,
+  JOB_SYNC_ACTION_TRACKING,
+  type JobMetrics,
+  type JobPodCreationReason,
+  type JobSyncAction,
+} from "./metrics.js";
 import { matchSuccessPolicy } from "./successpolicy.js";
 import { firstPendingIndexes, getCompletionIndex, getIndexes, OrderedIntervals, podGenerateNameWithIndex, UNKNOWN_COMPLETION_INDEX } from "./indexes.js";
 
@@ -176,6 +188,11 @@ export function hasJobTrackingFinalizer(pod: Pod): boolean {
 export function removeTrackingFinalizerPatch(pod: Pod): Record<string, unknown> | undefined {
   if (!hasJobTrackingFinalizer(pod)) return undefined;
   return { metadata: { "$deleteFromPrimitiveList/finalizers": [JOB_TRACKING_FINALIZER], uid: pod.metadata?.uid } };
+}
+
+/** Terminal (Succeeded or Failed) and still carrying the tracking finalizer (isFinishedPodWithTrackingFinalizer). */
+export function isFinishedPodWithTrackingFinalizer(pod: Pod): boolean {
+  return (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded") && hasJobTrackingFinalizer(pod);
 }
 
 /** Failed for the Job: phase Failed, or (unless only failed pods are replaced) deleted before succeeding (isPodFailed). */
@@ -257,6 +274,7 @@ export class JobController {
   private readonly recorder: EventRecorder;
   private readonly jobLister: Lister<Job>;
   private readonly podLister: Lister<Pod>;
+  private readonly metrics: JobMetrics;
 
   constructor(mgr: Manager, opts: JobControllerOptions = {}) {
     this.clock = mgr.clock;
@@ -265,11 +283,12 @@ export class JobController {
     this.expectations = new ControllerExpectations(this.clock);
     this.jobLister = mgr.informers.forResource(builtin.jobs).lister();
     this.podLister = mgr.informers.forResource(builtin.pods).lister();
+    this.metrics = jobMetrics(mgr.registry);
 
     this.controller = mgr
       .controller("job")
       .watches(builtin.jobs, {
-        create: (e) => this.enqueueJob(e.object, 0),
+        create: (e) => this.addJob(e.object),
         update: (e) => this.updateJob(e.objectOld, e.objectNew),
         delete: (e) => this.deleteJob(e.object),
       })
@@ -298,6 +317,19 @@ export class JobController {
   private enqueueJob(job: Job, delayMs: number): void {
     if (delayMs > 0) this.controller.enqueueAfter(metaNamespaceKey(job), delayMs);
     else this.controller.enqueue(metaNamespaceKey(job));
+  }
+
+  private addJob(job: Job): void {
+    this.enqueueJob(job, 0);
+    const by = managedByExternalController(job);
+    if (by !== undefined) this.metrics.jobsByExternalControllerTotal.inc({ controller_name: by });
+  }
+
+  /** Counts a pod becoming, or ceasing to be, terminal with the tracking finalizer (recordFinishedPodWithTrackingFinalizer). */
+  private recordFinishedPodWithTrackingFinalizer(old: Pod | undefined, cur: Pod | undefined): void {
+    const was = old !== undefined && isFinishedPodWithTrackingFinalizer(old);
+    const is = cur !== undefined && isFinishedPodWithTrackingFinalizer(cur);
+    if (was !== is) this.metrics.terminatedPodsTrackingFinalizerTotal.inc({ event: is ? "add" : "delete" });
   }
 
   private updateJob(old: Job, cur: Job): void {
@@ -330,6 +362,7 @@ export class JobController {
   }
 
   private addPod(pod: Pod): void {
+    this.recordFinishedPodWithTrackingFinalizer(undefined, pod);
     if (pod.metadata?.deletionTimestamp) {
       this.deletePod(pod, false);
       return;
@@ -346,6 +379,7 @@ export class JobController {
   }
 
   private updatePod(old: Pod, cur: Pod): void {
+    this.recordFinishedPodWithTrackingFinalizer(old, cur);
     if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
     if (cur.metadata?.deletionTimestamp) {
       this.deletePod(cur, false);
@@ -378,6 +412,7 @@ export class JobController {
 
   /** A pod went away (final) or got its deletionTimestamp (not final). */
   private deletePod(pod: Pod, final: boolean): void {
+    if (final) this.recordFinishedPodWithTrackingFinalizer(pod, undefined);
     const ref = getControllerOf(pod);
     if (!ref) return;
     const job = this.resolveControllerRef(pod.metadata?.namespace ?? "", ref);
@@ -449,6 +484,24 @@ export class JobController {
       this.backoffStore.remove(key);
       return {};
     }
+    // From here on every sync is measured, labelled with what it did (upstream's deferred
+    // JobSyncDurationSeconds/JobSyncNum).
+    const started = this.clock.now();
+    const completionMode = cached.spec?.completionMode === "Indexed" ? "Indexed" : "NonIndexed";
+    const did: { action: JobSyncAction } = { action: JOB_SYNC_ACTION_RECONCILING };
+    let result = "error";
+    try {
+      const r = await this.syncUnfinishedJob(key, cached, client, did);
+      result = "success";
+      return r;
+    } finally {
+      const labels = { completion_mode: completionMode, result, action: did.action };
+      this.metrics.syncDurationSeconds.observe(labels, (this.clock.now() - started) / 1000);
+      this.metrics.syncsTotal.inc(labels);
+    }
+  }
+
+  private async syncUnfinishedJob(key: string, cached: Job, client: ResourceClientFactory, did: { action: JobSyncAction }): Promise<ReconcileResult> {
     const job = deepCopy(cached);
     job.kind ??= "Job";
     job.apiVersion ??= "batch/v1";
@@ -567,6 +620,7 @@ export class JobController {
       let managed = false;
       if (satisfied && !job.metadata?.deletionTimestamp) {
         const r = await this.manageJob(ctx);
+        did.action = r.action;
         active = r.active;
         ready -= r.removedReady;
         manageErr = r.error;
@@ -658,7 +712,7 @@ export class JobController {
   }
 
   /** Creates or deletes pods toward the wanted number of active ones (manageJob). */
-  private async manageJob(ctx: SyncCtx): Promise<{ active: number; removedReady: number; error?: unknown }> {
+  private async manageJob(ctx: SyncCtx): Promise<{ active: number; removedReady: number; action: JobSyncAction; error?: unknown }> {
     const { job, view, key } = ctx;
     let active = ctx.activePods.length;
     if (view.suspended) {
@@ -666,7 +720,7 @@ export class JobController {
       this.expectations.expectDeletions(key, rm.length);
       const r = await this.deleteJobPods(ctx, rm);
       ctx.terminating += r.deleted;
-      return { active: active - r.deleted, removedReady: r.deletedReady, error: r.error };
+      return { active: active - r.deleted, removedReady: r.deletedReady, action: JOB_SYNC_ACTION_PODS_DELETED, error: r.error };
     }
     let wantActive: number;
     if (view.completions === undefined) wantActive = ctx.succeeded > 0 ? active : view.parallelism;
@@ -677,21 +731,21 @@ export class JobController {
       this.expectations.expectDeletions(key, rm.length);
       const r = await this.deleteJobPods(ctx, rm);
       ctx.terminating += r.deleted;
-      return { active: active - r.deleted, removedReady: r.deletedReady, error: r.error };
+      return { active: active - r.deleted, removedReady: r.deletedReady, action: JOB_SYNC_ACTION_PODS_DELETED, error: r.error };
     }
-    if (active >= wantActive) return { active, removedReady: 0 };
+    const terminating = view.onlyReplaceFailedPods ? ctx.terminating : 0;
+    if (wantActive - terminating - active <= 0) return { active, removedReady: 0, action: JOB_SYNC_ACTION_TRACKING };
     const perIndex = hasBackoffLimitPerIndex(job);
     const waitFor = (remaining: number) => {
       ctx.requeueAfterMs = ctx.requeueAfterMs === undefined ? remaining : Math.min(ctx.requeueAfterMs, remaining);
-      return { active, removedReady: 0 };
+      return { active, removedReady: 0, action: JOB_SYNC_ACTION_PODS_CREATED };
     };
     // With backoffLimitPerIndex each index waits out its own back-off instead of the Job's.
     const remaining = perIndex
       ? 0
       : remainingBackoffMs(this.clock.now(), DEFAULT_JOB_POD_FAILURE_BACKOFF_MS, MAX_JOB_POD_FAILURE_BACKOFF_MS, ctx.newBackoffRecord.failuresAfterLastSuccess, ctx.newBackoffRecord.lastFailureTime);
     if (remaining > 0) return waitFor(remaining);
-    const terminating = view.onlyReplaceFailedPods ? ctx.terminating : 0;
-    let diff = Math.min(Math.max(0, wantActive - active - terminating), MAX_POD_CREATE_DELETE_PER_SYNC);
+    let diff = Math.min(wantActive - active - terminating, MAX_POD_CREATE_DELETE_PER_SYNC);
     let indexes: number[] = [];
     if (view.indexed) {
       let nonPending = (ctx.succeededIndexes ?? new OrderedIntervals()).withOrderedIndexes(getIndexes(ctx.activePods));
@@ -705,7 +759,7 @@ export class JobController {
       }
       diff = indexes.length;
     }
-    if (diff === 0) return { active, removedReady: 0 };
+    if (diff === 0) return { active, removedReady: 0, action: JOB_SYNC_ACTION_PODS_CREATED };
     this.expectations.expectCreations(key, diff);
     const template: PodTemplateSpec = deepCopy(job.spec?.template ?? {});
     if (view.indexed) addCompletionIndexEnvVariables(template);
@@ -713,6 +767,10 @@ export class JobController {
     const ref = newControllerRef(job, JOB_GVK);
     let next = 0;
     let failed = 0;
+    // For job_pods_creation_total, counted as upstream counts them: every attempt not dropped for
+    // a terminating namespace bumps "succeeded" (upstream increments it after its error branch
+    // too), and a failed one also bumps "failed".
+    let creationsSucceeded = 0;
     const result = await slowStartBatch(diff, SLOW_START_INITIAL_BATCH_SIZE, async () => {
       const i = next++;
       try {
@@ -720,15 +778,27 @@ export class JobController {
       } catch (err) {
         if (hasNamespaceTerminatingCause(err)) return;
         failed++;
+        creationsSucceeded++;
         this.expectations.creationObserved(key);
         throw err;
       }
+      creationsSucceeded++;
     });
     // Creates never attempted (a batch failed) will never be observed.
     const skipped = diff - next;
     for (let i = 0; i < skipped; i++) this.expectations.creationObserved(key);
     active += diff - failed - skipped;
-    return { active, removedReady: 0, error: result.error };
+    this.recordJobPodsCreationTotal(ctx, creationsSucceeded, failed);
+    return { active, removedReady: 0, action: JOB_SYNC_ACTION_PODS_CREATED, error: result.error };
+  }
+
+  /** job_pods_creation_total, its reason from podReplacementPolicy and what failed or is terminating (recordJobPodsCreationTotal). */
+  private recordJobPodsCreationTotal(ctx: SyncCtx, succeeded: number, failed: number): void {
+    let reason: JobPodCreationReason = "new";
+    if ((ctx.job.spec?.podReplacementPolicy ?? "TerminatingOrFailed") === "Failed" && ctx.failed > 0) reason = "recreate_failed";
+    else if (ctx.failed > 0 || ctx.terminating > 0) reason = "recreate_terminating_or_failed";
+    if (succeeded > 0) this.metrics.podsCreationTotal.inc({ reason, status: "succeeded" }, succeeded);
+    if (failed > 0) this.metrics.podsCreationTotal.inc({ reason, status: "failed" }, failed);
   }
 
   private async createPod(ctx: SyncCtx, template: PodTemplateSpec, ref: OwnerReference, index: number | undefined): Promise<void> {
@@ -848,7 +918,10 @@ export class JobController {
       const uid = p.metadata?.uid ?? "";
       if (hasJobTrackingFinalizer(p) && !ctx.expectedRmFinalizers.has(uid)) withFinalizer.add(uid);
     }
+    // The counters before this sync moved any, for job_pods_finished_total (upstream's oldCounters).
+    let oldCounters = countersOf(status);
     if (cleanUncountedPodsWithoutFinalizers(status, withFinalizer)) needsFlush = true;
+    const podFailureCountByPolicyAction = new Map<string, number>();
     const toRemove: Pod[] = [];
     const newSucceededIndexes: number[] = [];
     let reachedMax = false;
@@ -870,7 +943,9 @@ export class JobController {
       } else if (failed || finishedIsFailure) {
         if (!ctx.uncountedFailed.has(uid) && (!view.indexed || (ix !== UNKNOWN_COMPLETION_INDEX && ix < (view.completions ?? 0)))) {
           // A failure an Ignore rule excuses is not counted at all.
-          if (matchPodFailurePolicy(job.spec?.podFailurePolicy, pod).countFailed) {
+          const m = matchPodFailurePolicy(job.spec?.podFailurePolicy, pod);
+          if (m.action !== undefined) podFailureCountByPolicyAction.set(m.action, (podFailureCountByPolicyAction.get(m.action) ?? 0) + 1);
+          if (m.countFailed) {
             needsFlush = true;
             uncounted.failed.push(uid);
           }
@@ -920,8 +995,11 @@ export class JobController {
     if (needsFlush) {
       await writeStatus();
       this.backoffStore.update(ctx.newBackoffRecord);
+      this.recordJobPodFinished(job, oldCounters);
+      oldCounters = countersOf(job.status ?? {});
       needsFlush = false;
     }
+    for (const [action, n] of podFailureCountByPolicyAction) this.metrics.podFailuresHandledByFailurePolicyTotal.inc({ action }, n);
     let rmError: unknown;
     if (toRemove.length > 0) {
       this.finalizerExpectations.expectFinalizersRemoved(ctx.key, toRemove.map((p) => p.metadata?.uid ?? ""));
@@ -955,7 +1033,38 @@ export class JobController {
     if (needsFlush) {
       await writeStatus();
       if (finished && ctx.finishedCondition) this.recordJobFinished(job, ctx.finishedCondition);
+      this.recordJobPodFinished(job, oldCounters);
     }
+  }
+
+  /**
+   * job_pods_finished_total (and, for Indexed Jobs, job_finished_indexes_total) by what the
+   * counters moved since `old` (recordJobPodFinished). Indexed Jobs count succeeded indexes within
+   * spec.completions, so a Job scaled down does not count indexes that fell out of range; a
+   * negative difference (the counters went back) adds nothing, as a counter cannot go down.
+   */
+  private recordJobPodFinished(job: Job, old: JobCounters): void {
+    const status = job.status ?? {};
+    const mode = job.spec?.completionMode === "Indexed" ? "Indexed" : "NonIndexed";
+    const add = (c: { inc(labels: Record<string, string>, n: number): void }, labels: Record<string, string>, n: number) => {
+      if (n >= 0) c.inc(labels, n);
+    };
+    let diff = 0;
+    if (mode === "Indexed") {
+      const completions = job.spec?.completions ?? 0;
+      const count = (s: string | undefined) => (s === undefined ? 0 : OrderedIntervals.parse(s, completions).total());
+      if ((status.completedIndexes ?? "") !== (old.completedIndexes ?? "")) diff = count(status.completedIndexes ?? "") - count(old.completedIndexes ?? "");
+      const backoffLimit = hasBackoffLimitPerIndex(job) ? "perIndex" : "global";
+      add(this.metrics.finishedIndexesTotal, { status: "succeeded", backoffLimit }, diff);
+      if (hasBackoffLimitPerIndex(job) && (status.failedIndexes ?? undefined) !== old.failedIndexes) {
+        const failedDiff = count(status.failedIndexes ?? undefined) - count(old.failedIndexes);
+        if (failedDiff > 0) this.metrics.finishedIndexesTotal.inc({ status: "failed", backoffLimit }, failedDiff);
+      }
+    } else {
+      diff = (status.succeeded ?? 0) - old.succeeded;
+    }
+    add(this.metrics.podsFinishedTotal, { completion_mode: mode, result: "succeeded" }, diff);
+    add(this.metrics.podsFinishedTotal, { completion_mode: mode, result: "failed" }, (status.failed ?? 0) - old.failed);
   }
 
   /** Sets the terminal condition once nothing is uncounted or terminating (enactJobFinished). */
@@ -973,15 +1082,23 @@ export class JobController {
     return true;
   }
 
+  /**
+   * Events and jobs_finished_total for a Job whose terminal condition was written. A success is
+   * labelled with its condition's reason (CompletionsReached or SuccessPolicy), as 1.36's
+   * metrics.go documents now that JobSuccessPolicy is GA ("" was the reason before it).
+   */
   private recordJobFinished(job: Job, fc: JobCondition): void {
+    const mode = job.spec?.completionMode === "Indexed" ? "Indexed" : "NonIndexed";
     if (fc.type === JOB_COMPLETE) {
       const completions = job.spec?.completions;
       if (completions != null && (job.status?.succeeded ?? 0) > completions) {
         this.recorder.event(job, "Warning", "TooManySucceededPods", "Too many succeeded pods running after completion count reached");
       }
       this.recorder.event(job, "Normal", "Completed", "Job completed");
+      this.metrics.jobsFinishedTotal.inc({ completion_mode: mode, result: "succeeded", reason: fc.reason ?? "" });
     } else {
       this.recorder.event(job, "Warning", fc.reason ?? "", fc.message ?? "");
+      this.metrics.jobsFinishedTotal.inc({ completion_mode: mode, result: "failed", reason: fc.reason ?? "" });
     }
   }
 }
@@ -997,6 +1114,18 @@ function canRemoveFinalizer(ctx: SyncCtx, pod: Pod, failed: boolean): boolean {
   const ix = getCompletionIndex(pod.metadata?.annotations);
   if (ix !== UNKNOWN_COMPLETION_INDEX && ctx.podsWithDelayedDeletionPerIndex?.get(ix)?.metadata?.uid === pod.metadata?.uid) return false;
   return true;
+}
+
+/** The status counters job_pods_finished_total compares (a copy: the status is changed in place after). */
+interface JobCounters {
+  succeeded: number;
+  failed: number;
+  completedIndexes?: string;
+  failedIndexes?: string;
+}
+
+function countersOf(status: JobStatus): JobCounters {
+  return { succeeded: status.succeeded ?? 0, failed: status.failed ?? 0, completedIndexes: status.completedIndexes ?? undefined, failedIndexes: status.failedIndexes ?? undefined };
 }
 
 /** Moves UIDs whose finalizer is gone from uncountedTerminatedPods into the counters; whether anything moved. */

@@ -34,7 +34,7 @@ describe("Job controller with the simulated kubelet, on the fake clock", () => {
     const now = () => f.client.tracker.get(builtin.jobs, "default", j.metadata!.name!) as unknown as Job;
     try {
       await f.eventually(() => until(now()), { maxSteps: 5000, stepMs });
-      return { job: now(), pods: f.client.tracker.list(builtin.pods, "default") as unknown as Pod[], events: f.recorder.events };
+      return { job: now(), pods: f.client.tracker.list(builtin.pods, "default") as unknown as Pod[], events: f.recorder.events, metrics: await f.registry.metrics() };
     } finally {
       await f.stop();
     }
@@ -42,7 +42,7 @@ describe("Job controller with the simulated kubelet, on the fake clock", () => {
   const has = (type: string) => (j: Job) => (j.status?.conditions ?? []).some((c) => c.type === type && c.status === "True");
 
   it("sh -c 'exit 0' with completions 3, parallelism 2: Complete, pods Succeeded without the finalizer", async () => {
-    const { job: done, pods, events } = await run(job("ok", { command: ["sh", "-c", "sleep 2; exit 0"], completions: 3, parallelism: 2 }), has("Complete"));
+    const { job: done, pods, events, metrics } = await run(job("ok", { command: ["sh", "-c", "sleep 2; exit 0"], completions: 3, parallelism: 2 }), has("Complete"));
     expect(done.status?.failed).toBeUndefined();
     expect(done.status).toMatchObject({ succeeded: 3, ready: 0, terminating: 0, uncountedTerminatedPods: { succeeded: [], failed: [] } });
     expect(done.status?.active).toBeUndefined();
@@ -55,6 +55,32 @@ describe("Job controller with the simulated kubelet, on the fake clock", () => {
     }
     expect(events.filter((e) => e.startsWith("Normal SuccessfulCreate Created pod: ok-"))).toHaveLength(3);
     expect(events).toContain("Normal Completed Job completed");
+    // Each pod was seen terminal with the tracking finalizer, then without it.
+    expect(metrics).toContain('job_controller_terminated_pods_tracking_finalizer_total{event="add"} 3');
+    expect(metrics).toContain('job_controller_terminated_pods_tracking_finalizer_total{event="delete"} 3');
+    expect(metrics).toContain('job_controller_jobs_finished_total{completion_mode="NonIndexed",result="succeeded",reason="CompletionsReached"} 1');
+    expect(metrics).toContain('job_controller_job_pods_finished_total{completion_mode="NonIndexed",result="succeeded"} 3');
+    expect(metrics).toContain('job_controller_job_pods_creation_total{reason="new",status="succeeded"} 3');
+    expect(metrics).toMatch(/^# HELP job_controller_job_sync_duration_seconds \[STABLE\] The time it took to sync a job$/m);
+    expect(metrics).toMatch(/^job_controller_job_sync_duration_seconds_bucket\{le="65.536",completion_mode="NonIndexed",result="success",action="tracking"\} \d+$/m);
+  });
+
+  it("a Job another controller manages (spec.managedBy) is counted in jobs_by_external_controller_total and left alone", async () => {
+    const j = job("elsewhere", { command: ["true"] });
+    j.spec!.managedBy = "example.com/other-controller";
+    const f = new ControllerFixture({ clock: new FakeClock() });
+    new JobController(f.manager);
+    f.seedAPI(builtin.jobs, j);
+    await f.start();
+    try {
+      await f.settle();
+      const metrics = await f.registry.metrics();
+      expect(metrics).toContain('job_controller_jobs_by_external_controller_total{controller_name="example.com/other-controller"} 1');
+      expect(metrics).not.toMatch(/^job_controller_job_syncs_total\{/m);
+      expect(f.client.tracker.list(builtin.pods, "default")).toEqual([]);
+    } finally {
+      await f.stop();
+    }
   });
 
   it("a failing job retries with back-off and fails after backoffLimit", async () => {

@@ -13,11 +13,16 @@
  * when it finds no user, a live list of the namespace's pods decides, so a pod the informer has not
  * seen yet still protects the claim.
  *
- * Requests: "ns/name" of a claim, from claim adds and updates that need the finalizer added or
- * removed, and from pod events that may free a claim: a deleted pod, a terminated or unscheduled
- * one, and the old pod of an update that replaced a pod by another of the same name (new uid).
- * Upstream batches its claims by namespace to share one live list among them; here each claim's
- * reconcile makes its own list (the same decision, one list per claim).
+ * Batching by namespace (upstream's pvcProcessingStore and LazyLivePodList): events name claims
+ * ("ns/name") — claim adds and updates that need the finalizer added or removed, and pod events
+ * that may free a claim: a deleted pod, a terminated or unscheduled one, and the old pod of an
+ * update that replaced a pod by another of the same name (new uid). Each claim goes into its
+ * namespace's pending batch and the namespace (a cluster-scoped request named after it) is queued.
+ * A reconcile of a namespace takes the whole batch and processes its claims in order with one lazy
+ * live list: made by the first claim that needs it, reused by the rest. So deleting N unused
+ * claims of a namespace at once costs one live list, not N. A claim that fails goes back into the
+ * batch and the namespace is retried with the queue's back-off (upstream backs off per claim).
+ * The work queue never hands one namespace to two workers at once.
  */
 import type { PersistentVolumeClaim, Pod, Volume } from "../../apimachinery/api/core/v1.js";
 import { deepCopy } from "../../apimachinery/deepcopy.js";
@@ -37,6 +42,52 @@ export const POD_PVC_INDEX = "pod-pvc-index";
 
 export interface PVCProtectionControllerOptions {
   workers?: number;
+}
+
+/**
+ * The claims waiting to be processed, per namespace (pvcProcessingStore). Invariant: a namespace
+ * has an entry only while it has claims pending, and then it is queued.
+ */
+export class PVCBatches {
+  private readonly byNamespace = new Map<string, Set<string>>();
+
+  /** Adds a claim to its namespace's batch; whether the namespace had none pending (so must be queued). */
+  add(namespace: string, name: string): boolean {
+    const pending = this.byNamespace.get(namespace);
+    if (pending) {
+      pending.add(name);
+      return false;
+    }
+    this.byNamespace.set(namespace, new Set([name]));
+    return true;
+  }
+
+  /** Takes the namespace's pending claims, in the order they came (flushNextPVCsByNamespace). */
+  take(namespace: string): string[] {
+    const pending = this.byNamespace.get(namespace);
+    this.byNamespace.delete(namespace);
+    return [...(pending ?? [])];
+  }
+
+  pending(namespace: string): readonly string[] {
+    return [...(this.byNamespace.get(namespace) ?? [])];
+  }
+}
+
+/** One live list of a namespace's pods, made when first asked for and shared by a batch (LazyLivePodList). */
+export class LazyLivePodList {
+  private pods: Promise<Pod[]> | undefined;
+
+  constructor(private readonly list: () => Promise<Pod[]>) {}
+
+  get(): Promise<Pod[]> {
+    this.pods ??= this.list().catch((err: unknown) => {
+      // A failed list is not kept: the next claim of the batch asks again.
+      this.pods = undefined;
+      throw err;
+    });
+    return this.pods;
+  }
 }
 
 /** ephemeral.VolumeClaimName: the claim a generic ephemeral volume gets, `<pod>-<volume>`. */
@@ -116,6 +167,8 @@ export function claimsForPodEvent(oldPod: Pod | undefined, pod: Pod, deleted: bo
 
 export class PVCProtectionController {
   readonly controller: Controller;
+  /** The claims waiting per namespace; the controller's requests are the namespaces (ObjectName("", ns)). */
+  readonly batches = new PVCBatches();
   private readonly claims: Lister<PersistentVolumeClaim>;
   private readonly podIndexer: Indexer<Pod>;
   private readonly log: Logger;
@@ -126,11 +179,19 @@ export class PVCProtectionController {
     const pods = mgr.informers.forResource(builtin.pods);
     this.podIndexer = pods.getIndexer();
     if (!(POD_PVC_INDEX in this.podIndexer.getIndexers())) pods.addIndexers({ [POD_PVC_INDEX]: podPVCIndexKeys });
+    const enqueue = (namespace: string, name: string, q: { add(r: ObjectName): void }) => {
+      this.batches.add(namespace, name);
+      // Queued even when already pending: a namespace being processed right now comes back for it.
+      q.add(new ObjectName("", namespace));
+    };
     const enqueueClaim = (pvc: PersistentVolumeClaim, q: { add(r: ObjectName): void }) => {
-      if (pvcNeedsSync(pvc)) q.add(new ObjectName(pvc.metadata?.namespace ?? "", pvc.metadata?.name ?? ""));
+      if (pvcNeedsSync(pvc)) enqueue(pvc.metadata?.namespace ?? "", pvc.metadata?.name ?? "", q);
     };
     const enqueueKeys = (keys: readonly string[], q: { add(r: ObjectName): void }) => {
-      for (const k of keys) q.add(ObjectName.parse(k));
+      for (const k of keys) {
+        const n = ObjectName.parse(k);
+        enqueue(n.namespace, n.name, q);
+      }
     };
     this.controller = mgr
       .controller(PVC_PROTECTION_CONTROLLER_NAME)
@@ -144,11 +205,30 @@ export class PVCProtectionController {
         delete: (e, q) => enqueueKeys(claimsForPodEvent(undefined, e.object, true), q),
       })
       .withOptions({ maxConcurrentReconciles: opts.workers ?? DEFAULT_PVC_PROTECTION_WORKERS })
-      .reconcile((req, ctx) => this.processPVC(req.namespace, req.name, ctx.client));
+      .reconcile((req, ctx) => this.processPVCsByNamespace(req.name, ctx.client));
+  }
+
+  /**
+   * processPVCsByNamespace: every pending claim of `namespace`, with one shared lazy live list.
+   * Claims that fail go back into the batch; the first failure is thrown so the namespace is retried.
+   */
+  async processPVCsByNamespace(namespace: string, client: ResourceClientFactory): Promise<void> {
+    const claims = this.batches.take(namespace);
+    const live = new LazyLivePodList(async () => (await client.resource(builtin.pods, namespace).list()).items);
+    let failure: unknown;
+    for (const name of claims) {
+      try {
+        await this.processPVC(namespace, name, client, live);
+      } catch (err) {
+        this.batches.add(namespace, name);
+        failure ??= err;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   /** processPVC: remove the finalizer of a deleting claim no pod uses; add it to a live claim that lacks it. */
-  async processPVC(namespace: string, name: string, client: ResourceClientFactory): Promise<void> {
+  async processPVC(namespace: string, name: string, client: ResourceClientFactory, live = new LazyLivePodList(async () => (await client.resource(builtin.pods, namespace).list()).items)): Promise<void> {
     let pvc: PersistentVolumeClaim;
     try {
       pvc = this.claims.namespace(namespace).get(name);
@@ -158,7 +238,7 @@ export class PVCProtectionController {
     }
     const claims = client.resource(builtin.persistentVolumeClaims, namespace);
     if (isDeletionCandidate(pvc, PVC_PROTECTION_FINALIZER)) {
-      if (!(await this.isBeingUsed(pvc, client))) {
+      if (!(await this.isBeingUsed(pvc, live))) {
         const next = deepCopy(pvc);
         next.metadata = { ...next.metadata, finalizers: (next.metadata?.finalizers ?? []).filter((f) => f !== PVC_PROTECTION_FINALIZER) };
         await claims.update(next);
@@ -173,11 +253,13 @@ export class PVCProtectionController {
     }
   }
 
-  /** isBeingUsed: the informer's index first, then a live list of the namespace's pods. */
-  private async isBeingUsed(pvc: PersistentVolumeClaim, client: ResourceClientFactory): Promise<boolean> {
+  /**
+   * isBeingUsed: the informer's index first (askInformer: only the pods naming the claim); when it
+   * finds no user, the batch's live list (askAPIServer), since a pod may not be in the cache yet.
+   */
+  private async isBeingUsed(pvc: PersistentVolumeClaim, live: LazyLivePodList): Promise<boolean> {
     const key = `${pvc.metadata?.namespace ?? ""}/${pvc.metadata?.name ?? ""}`;
     if (this.podIndexer.byIndex(POD_PVC_INDEX, key).some((p) => podUsesPVC(p, pvc))) return true;
-    const live = await client.resource(builtin.pods, pvc.metadata?.namespace ?? "").list();
-    return live.items.some((p) => podUsesPVC(p, pvc));
+    return (await live.get()).some((p) => podUsesPVC(p, pvc));
   }
 }

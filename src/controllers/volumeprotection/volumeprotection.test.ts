@@ -48,6 +48,20 @@ async function drain(f: ControllerFixture, controller: PVCProtectionController["
   }
 }
 
+/**
+ * The PVC controller's queue is per namespace: the claim keys go into their namespace's batch, then
+ * each namespace is reconciled until none fails, as the rate-limited queue would.
+ */
+async function drainClaims(f: ControllerFixture, c: PVCProtectionController, keys: readonly string[], tries = 5): Promise<void> {
+  const namespaces = new Set<string>();
+  for (const key of keys) {
+    const [ns, name] = key.split("/");
+    c.batches.add(ns, name);
+    namespaces.add(ns);
+  }
+  await drain(f, c.controller, [...namespaces], tries);
+}
+
 const described = (f: ControllerFixture) =>
   f.client
     .actions()
@@ -158,13 +172,58 @@ describe("PVCProtectionController (TestPVCProtectionController)", () => {
     if (t.deletedPod && t.updatedPod) keys.push(...claimsForPodEvent(t.deletedPod, t.updatedPod, false));
     else if (t.updatedPod) keys.push(...claimsForPodEvent(undefined, t.updatedPod, false));
     else if (t.deletedPod) keys.push(...claimsForPodEvent(undefined, t.deletedPod, true));
-    await drain(f, c.controller, keys);
+    await drainClaims(f, c, keys);
 
     expect(described(f)).toEqual(t.want);
     if (t.finalizers) {
       const stored = f.client.tracker.get(builtin.persistentVolumeClaims, NS, "pvc1") as unknown as PersistentVolumeClaim;
       expect(stored.metadata?.finalizers).toEqual(t.finalizers);
     }
+  });
+
+  it("claims of one namespace are processed as a batch: one live list for all the deleted claims the index finds unused", async () => {
+    const f = new ControllerFixture();
+    const c = new PVCProtectionController(f.manager);
+    const named = (n: string) => deleted(protectedPVC({ ...pvc(), metadata: { ...pvc().metadata, name: n } }));
+    f.seed(builtin.persistentVolumeClaims, named("a"), named("b"), named("c"), named("used"));
+    f.seed(builtin.pods, withPVC("used", pod()));
+    for (const n of ["a", "b", "used", "c"]) c.batches.add(NS, n);
+    await f.reconcile(c.controller, NS);
+    // "used" is answered by the pod index alone; a, b and c share the one live list.
+    expect(described(f)).toEqual([LIST, "update persistentvolumeclaims default/a", "update persistentvolumeclaims default/b", "update persistentvolumeclaims default/c"]);
+  });
+
+  it("running: pod and claim events queue namespaces; each namespace's claims are freed, the used one kept", async () => {
+    const f = new ControllerFixture();
+    new PVCProtectionController(f.manager);
+    const named = (n: string, ns = NS) => deleted(protectedPVC({ ...pvc(), metadata: { ...pvc().metadata, name: n, namespace: ns } }));
+    f.seedAPI(builtin.persistentVolumeClaims, named("a"), named("b"), named("used"), named("x", "other"));
+    f.seedAPI(builtin.pods, withPVC("used", pod()));
+    await f.start();
+    try {
+      await f.eventually(() => (f.client.tracker.list(builtin.persistentVolumeClaims, "") as unknown as PersistentVolumeClaim[]).length === 1);
+    } finally {
+      await f.stop();
+    }
+    const left = f.client.tracker.list(builtin.persistentVolumeClaims, "") as unknown as PersistentVolumeClaim[];
+    expect(left.map((x) => x.metadata?.name)).toEqual(["used"]);
+    expect(left[0].metadata?.finalizers).toEqual([PVC_PROTECTION_FINALIZER]);
+  });
+
+  it("a claim that fails goes back into its namespace's batch; the others of the batch are done", async () => {
+    const f = new ControllerFixture();
+    const c = new PVCProtectionController(f.manager);
+    const named = (n: string) => deleted(protectedPVC({ ...pvc(), metadata: { ...pvc().metadata, name: n } }));
+    f.seed(builtin.persistentVolumeClaims, named("a"), named("b"));
+    failUpdates(f, "persistentvolumeclaims", 1);
+    c.batches.add(NS, "a");
+    c.batches.add(NS, "b");
+    await expect(f.reconcile(c.controller, NS)).rejects.toThrow("Mock error");
+    expect(c.batches.pending(NS)).toEqual(["a"]);
+    expect(described(f)).toEqual([LIST, "update persistentvolumeclaims default/a", "update persistentvolumeclaims default/b"]);
+    await f.reconcile(c.controller, NS);
+    expect(c.batches.pending(NS)).toEqual([]);
+    expect(described(f).slice(3)).toEqual([LIST, "update persistentvolumeclaims default/a"]);
   });
 
   it("a pod shut down (deleted with grace 0) frees a generic ephemeral claim; a claim it does not control is not its own", () => {
