@@ -315,7 +315,12 @@ const bench: Benchmark = {
   name: "informer",
   async run(): Promise<Figure[]> {
     const rounds = roundsFromEnv();
-    return [...(await transportFigures(false, rounds)), ...(await transportFigures(true, rounds))];
+    // BENCH_INFORMER_TRANSPORTS=http,https (both by default): only these transports' figures.
+    const only = (process.env.BENCH_INFORMER_TRANSPORTS ?? "http,https").split(",").map((t) => t.trim());
+    const figs: Figure[] = [];
+    if (only.includes("http")) figs.push(...(await transportFigures(false, rounds)));
+    if (only.includes("https")) figs.push(...(await transportFigures(true, rounds)));
+    return figs;
   },
 };
 

@@ -52,14 +52,32 @@ export class JsonObjectFramer {
    * newline follows, `JSON.parse` of the bytes up to it either succeeds — and then they are exactly
    * one object — or fails, and only then are they scanned byte by byte (pretty-printed or
    * concatenated objects). That leaves one native search and one parse per event, instead of a
-   * JavaScript loop over every byte outside strings. Objects that straddle chunks are scanned.
+   * JavaScript loop over every byte outside strings. An object that straddles chunks is scanned up
+   * to the chunk's end, then parsed whole from its start once a newline follows.
    */
   pushParsed(chunk: Uint8Array): unknown[] {
     const buf = asBuffer(chunk);
     const out: unknown[] = [];
     const emit = (text: string) => out.push(parseFrame(text));
+    let i = 0;
+    if (this.depth > 0) {
+      // An object begun in an earlier chunk. Where this chunk has a newline, the bytes from the
+      // object's `{` up to it are that whole object if they parse (as on the fast path below);
+      // otherwise the scanner goes on from its state, which nothing here changed.
+      const nl = buf.indexOf(0x0a);
+      const v = nl >= 0 ? parseObject(Buffer.concat([...this.pending, buf.subarray(0, nl)]), 0, undefined) : undefined;
+      if (v !== undefined) {
+        out.push(v);
+        this.pending = [];
+        this.depth = 0;
+        this.inString = false;
+        this.escaped = false;
+        i = nl + 1;
+      } else {
+        i = this.scan(buf, 0, true, emit);
+      }
+    }
     const n = buf.length;
-    let i = this.depth > 0 ? this.scan(buf, 0, true, emit) : 0;
     while (i < n) {
       const b = buf[i];
       if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) {
@@ -68,18 +86,11 @@ export class JsonObjectFramer {
       }
       if (b === OPEN) {
         const nl = buf.indexOf(0x0a, i);
-        if (nl >= 0) {
-          let v: unknown;
-          try {
-            v = JSON.parse(buf.toString("utf8", i, nl));
-          } catch {
-            v = undefined;
-          }
-          if (typeof v === "object" && v !== null) {
-            out.push(v);
-            i = nl + 1;
-            continue;
-          }
+        const v = nl >= 0 ? parseObject(buf, i, nl) : undefined;
+        if (v !== undefined) {
+          out.push(v);
+          i = nl + 1;
+          continue;
         }
       }
       i = this.scan(buf, i, true, emit);
@@ -167,6 +178,17 @@ export class JsonObjectFramer {
   }
 }
 
+/** `JSON.parse` of `buf[from, to)` when that is one JSON object, else undefined. */
+function parseObject(buf: Buffer, from: number, to: number | undefined): object | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(buf.toString("utf8", from, to));
+  } catch {
+    return undefined;
+  }
+  return typeof v === "object" && v !== null ? v : undefined;
+}
+
 function asBuffer(chunk: Uint8Array): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
@@ -210,7 +232,11 @@ export function decodeWatchEvent<T extends TypedObject>(frame: string): WatchEve
   return watchEventOf<T>(parseFrame(frame));
 }
 
-/** The event a parsed frame holds (`FrameSyntaxError` for one that did not parse), or why it is not one. */
+/**
+ * The event a parsed frame holds (`FrameSyntaxError` for one that did not parse), or why it is not
+ * one. A valid frame is handed out as the event itself (it has exactly the event's shape), not
+ * copied.
+ */
 function watchEventOf<T extends TypedObject>(doc: unknown): WatchEvent<T> | string {
   if (doc instanceof FrameSyntaxError) return `unable to decode an event from the watch stream: ${doc.message}`;
   if (typeof doc !== "object" || doc === null) return "unable to decode an event from the watch stream: not an object";
@@ -221,23 +247,64 @@ function watchEventOf<T extends TypedObject>(doc: unknown): WatchEvent<T> | stri
   if (typeof object !== "object" || object === null || Array.isArray(object)) {
     return "unable to decode an event from the watch stream: event has no object";
   }
-  if (type === "ERROR") return { type: "ERROR", object: object as Status };
-  return { type: type as Exclude<WatchEventType, "ERROR">, object: object as T };
+  return doc as WatchEvent<T>;
+}
+
+/**
+ * The key under which a stream from `watchStream` also offers its events a read at a time
+ * (see `watchBatches`).
+ */
+export const WATCH_BATCHES: unique symbol = Symbol("kubeloop.watchBatches");
+
+/** A watch stream that can also hand out the events of each read together. */
+export interface BatchedWatchStream<T extends TypedObject> extends WatchStream<T> {
+  [WATCH_BATCHES](): AsyncIterator<readonly WatchEvent<T>[]>;
+}
+
+/**
+ * The events of `stream` grouped as they arrived: one array per read from the connection (every
+ * event that read completed, in order). For a stream from `watchStream` this costs one promise per
+ * read instead of one per event; any other stream gives arrays of one event. Iterate either the
+ * stream or this, once; stopping early cancels the watch as stopping the stream does.
+ */
+export function watchBatches<T extends TypedObject>(stream: WatchStream<T>): AsyncIterable<readonly WatchEvent<T>[]> {
+  const batched = (stream as Partial<BatchedWatchStream<T>>)[WATCH_BATCHES];
+  if (batched) return { [Symbol.asyncIterator]: () => batched.call(stream) };
+  return singles(stream);
+}
+
+async function* singles<T extends TypedObject>(stream: WatchStream<T>): AsyncGenerator<readonly WatchEvent<T>[]> {
+  for await (const ev of stream) yield [ev];
 }
 
 /** Wraps a streaming response into a WatchStream. The stream can be iterated once. */
-export function watchStream<T extends TypedObject>(res: RestStream): WatchStream<T> {
+export function watchStream<T extends TypedObject>(res: RestStream): BatchedWatchStream<T> {
   let used = false;
+  const claim = () => {
+    if (used) throw new Error("a watch stream can be iterated only once");
+    used = true;
+  };
   return {
     [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
-      if (used) throw new Error("a watch stream can be iterated only once");
-      used = true;
+      claim();
+      return events(iterate<T>(res))[Symbol.asyncIterator]();
+    },
+    [WATCH_BATCHES](): AsyncIterator<readonly WatchEvent<T>[]> {
+      claim();
       return iterate<T>(res)[Symbol.asyncIterator]();
     },
   };
 }
 
-async function* iterate<T extends TypedObject>(res: RestStream): AsyncGenerator<WatchEvent<T>> {
+async function* events<T extends TypedObject>(batches: AsyncIterable<readonly WatchEvent<T>[]>): AsyncGenerator<WatchEvent<T>> {
+  for await (const batch of batches) for (const ev of batch) yield ev;
+}
+
+/**
+ * The decoder: one array of events per chunk that completes any. A frame that is not an event
+ * ends the batch (the events before it stay) with a decoding ERROR event, and the stream.
+ */
+async function* iterate<T extends TypedObject>(res: RestStream): AsyncGenerator<readonly WatchEvent<T>[]> {
   const framer = new JsonObjectFramer();
   try {
     for await (const chunk of res.body) {
@@ -245,17 +312,20 @@ async function* iterate<T extends TypedObject>(res: RestStream): AsyncGenerator<
       try {
         docs = framer.pushParsed(chunk);
       } catch (e) {
-        yield decodingError(`unable to decode an event from the watch stream: ${(e as Error).message}`);
+        yield [decodingError(`unable to decode an event from the watch stream: ${(e as Error).message}`)];
         return;
       }
-      for (const d of docs) {
-        const ev = watchEventOf<T>(d);
+      if (docs.length === 0) continue;
+      for (let i = 0; i < docs.length; i++) {
+        const ev = watchEventOf<T>(docs[i]);
         if (typeof ev === "string") {
-          yield decodingError(ev);
+          docs.length = i;
+          docs.push(decodingError(ev));
+          yield docs as WatchEvent<T>[];
           return;
         }
-        yield ev;
       }
+      yield docs as WatchEvent<T>[];
     }
   } catch (err) {
     // Cancellation, a reset or a premature close end the stream quietly (client-go: EOF).

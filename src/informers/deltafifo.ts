@@ -170,27 +170,60 @@ export class DeltaFIFO<T extends TypedObject = TypedObject> {
     await process(deltas, initial);
   }
 
+  /**
+   * Waits for pending keys, then hands every key pending at that point — and any queued while they
+   * are processed — to `process`, synchronously and in FIFO order (the same order as repeated
+   * `pop` calls, one await per batch instead of one per key). A `process` that throws is
+   * reported to `onError` and the next key is still processed. Resolves with the number of keys
+   * processed; rejects with FIFOClosedError once closed and empty.
+   */
+  async popAll(process: (deltas: Delta<T>[], isInInitialList: boolean) => void, onError?: (err: unknown) => void): Promise<number> {
+    while (this.length === 0) {
+      if (this.closed) throw new FIFOClosedError();
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+    let n = 0;
+    while (this.head < this.queue.length) {
+      const id = this.queue[this.head++];
+      const deltas = this.items.get(id)!;
+      this.items.delete(id);
+      const initial = this.initialPopulationCount > 0;
+      if (initial) this.initialPopulationCount--;
+      n++;
+      try {
+        process(deltas, initial);
+      } catch (err) {
+        if (!onError) throw err;
+        onError(err);
+      }
+    }
+    this.queue = [];
+    this.head = 0;
+    return n;
+  }
+
   private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
     if (this.closed) throw new FIFOClosedError();
     const id = this.keyOf(obj);
     const existing = this.items.get(id);
-    const deltas = dedupDeltas([...(existing ?? []), { type, object: obj }]);
-    if (!existing) {
+    if (existing === undefined) {
+      this.items.set(id, [{ type, object: obj }]);
       this.queue.push(id);
-      const w = this.waiters.shift();
-      w?.();
+      if (this.waiters.length > 0) this.waiters.shift()!();
+      return;
     }
-    this.items.set(id, deltas);
+    existing.push({ type, object: obj });
+    dedupDeltas(existing);
   }
 }
 
-/** Collapses two trailing Deleted deltas into one, keeping the one that is not a tombstone. */
-function dedupDeltas<T extends TypedObject>(deltas: Delta<T>[]): Delta<T>[] {
+/** Collapses two trailing Deleted deltas into one, in place, keeping the one that is not a tombstone. */
+function dedupDeltas<T extends TypedObject>(deltas: Delta<T>[]): void {
   const n = deltas.length;
-  if (n < 2) return deltas;
+  if (n < 2) return;
   const a = deltas[n - 1];
   const b = deltas[n - 2];
-  if (a.type !== "Deleted" || b.type !== "Deleted") return deltas;
-  const keep = b.object instanceof DeletedFinalStateUnknown ? a : b;
-  return [...deltas.slice(0, n - 2), keep];
+  if (a.type !== "Deleted" || b.type !== "Deleted") return;
+  deltas[n - 2] = b.object instanceof DeletedFinalStateUnknown ? a : b;
+  deltas.length = n - 1;
 }

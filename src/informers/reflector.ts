@@ -17,6 +17,7 @@ import { realClock } from "../apimachinery/clock.js";
 import { isGone, isResourceExpired, StatusError } from "../apimachinery/errors.js";
 import type { KubeList, TypedObject } from "../apimachinery/types.js";
 import type { ResourceClient, WatchEvent } from "../client/interfaces.js";
+import { watchBatches } from "../client/watch.js";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 
 /** What the reflector writes into (a DeltaFIFO, or a plain store). */
@@ -269,28 +270,32 @@ export class Reflector<T extends TypedObject> {
     const keyOf = (o: T) => `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
     let done = false;
     let rv = "";
-    for await (const ev of stream) {
-      if (!done) {
-        this.stats.events++;
-        if (ev.type === "ERROR") return this.onErrorEvent(ev);
-        const obj = this.prepare(ev.object as T);
-        rv = obj.metadata?.resourceVersion ?? rv;
-        if (ev.type === "BOOKMARK") {
-          if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true") {
-            this.complete([...initial.values()], rv);
-            this.backoff.reset();
-            done = true;
-            // The same stream now carries changes: report it as watching (health, readiness).
-            this.state = { phase: "Watching", resourceVersion: rv };
+    // The events of one read are applied together, synchronously (one await per read, not per event).
+    for await (const batch of watchBatches(stream)) {
+      if (done) this.stats.lastEventAt = this.clock.now();
+      for (const ev of batch) {
+        if (!done) {
+          this.stats.events++;
+          if (ev.type === "ERROR") return this.onErrorEvent(ev);
+          const obj = this.prepare(ev.object as T);
+          rv = obj.metadata?.resourceVersion ?? rv;
+          if (ev.type === "BOOKMARK") {
+            if (obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true") {
+              this.complete([...initial.values()], rv);
+              this.backoff.reset();
+              done = true;
+              // The same stream now carries changes: report it as watching (health, readiness).
+              this.state = { phase: "Watching", resourceVersion: rv };
+            }
+            continue;
           }
+          if (ev.type === "DELETED") initial.delete(keyOf(obj));
+          else initial.set(keyOf(obj), obj);
           continue;
         }
-        if (ev.type === "DELETED") initial.delete(keyOf(obj));
-        else initial.set(keyOf(obj), obj);
-        continue;
+        const next = this.handleEvent(ev);
+        if (next) return next;
       }
-      const next = this.handleEvent(ev);
-      if (next) return next;
     }
     if (!done) return this.failed(new Error("watch-list stream ended before the initial-events-end bookmark"), "Listing", "watch-list incomplete");
     return { phase: "Watching", resourceVersion: this.lastSyncRV };
@@ -317,10 +322,14 @@ export class Reflector<T extends TypedObject> {
       throw err;
     }
     let received = 0;
-    for await (const ev of stream) {
-      received++;
-      const next = this.handleEvent(ev);
-      if (next) return next;
+    for await (const batch of watchBatches(stream)) {
+      // One clock reading per read: the events of a batch arrived together.
+      this.stats.lastEventAt = this.clock.now();
+      for (const ev of batch) {
+        received++;
+        const next = this.handleEvent(ev);
+        if (next) return next;
+      }
     }
     if (signal.aborted) return { phase: "Stopped" };
     // A watch the server closed at once, with nothing in it, is treated as a failure (no hot loop).
@@ -333,7 +342,6 @@ export class Reflector<T extends TypedObject> {
   /** Applies one watch event; returns the next phase when the event ends this watch. */
   private handleEvent(ev: WatchEvent<T>): ReflectorPhase | undefined {
     this.stats.events++;
-    this.stats.lastEventAt = this.clock.now();
     if (ev.type === "ERROR") return this.onErrorEvent(ev);
     const obj = this.prepare(ev.object as T);
     const rv = obj.metadata?.resourceVersion;

@@ -175,13 +175,16 @@ export class SharedIndexInformer<T extends TypedObject = TypedObject> {
     const onAbort = () => this.fifo.close();
     signal.addEventListener("abort", onAbort, { once: true });
     this.scheduleResync();
+    const process = (deltas: Delta<T>[], initial: boolean) => this.handleDeltas(deltas, initial);
+    const failed = (err: unknown) => this.opts.onError?.("processing deltas failed", err);
     try {
       for (;;) {
         try {
-          await this.fifo.pop((deltas, initial) => this.handleDeltas(deltas, initial));
+          // Everything queued so far, in order, in one go (one await per batch of the reflector's).
+          await this.fifo.popAll(process, failed);
         } catch (err) {
           if (err instanceof FIFOClosedError) break;
-          this.opts.onError?.("processing deltas failed", err);
+          failed(err);
         }
       }
     } finally {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../apimachinery/types.js";
 import { DeltaFIFO, FIFOClosedError, type Delta } from "./deltafifo.js";
-import { CacheIndexer, CONTROLLER_UID_INDEX, controllerUIDIndexFunc, DeletedFinalStateUnknown, IndexerError, metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./store.js";
+import {
+  CacheIndexer,
+  CONTROLLER_UID_INDEX,
+  controllerUIDIndexFunc,
+  DeletedFinalStateUnknown,
+  freezeForCache,
+  IndexerError,
+  metaNamespaceIndexFunc,
+  NAMESPACE_INDEX,
+} from "./store.js";
 
 function obj(ns: string, name: string, rv = "1", extra: Partial<KubeObject> = {}): KubeObject {
   return { metadata: { namespace: ns, name, resourceVersion: rv }, ...extra };
@@ -48,6 +57,38 @@ describe("CacheIndexer", () => {
     expect(() => {
       got.metadata!.name = "changed";
     }).toThrow(TypeError);
+  });
+
+  it("freezeForCache freezes every level, shares empty objects, leaves frozen subtrees as they are", () => {
+    const frozenSub = Object.freeze({ kept: { inner: 1 } });
+    const o = JSON.parse(
+      '{"a":{"b":[{"c":{}},[1,2,{"d":"e"}],{}],"f":{}},"g":[],"__proto__":{"h":{}},"n":null,"s":"x"}',
+    ) as Record<string, unknown>;
+    o.frozen = frozenSub;
+    expect(freezeForCache(o)).toBe(o);
+    const walk = (v: unknown, path: string): void => {
+      if (typeof v !== "object" || v === null || v === frozenSub) return;
+      expect(Object.isFrozen(v), path).toBe(true);
+      for (const [k, c] of Object.entries(v)) walk(c, `${path}.${k}`);
+    };
+    walk(o, "o");
+    const a = o.a as { b: [{ c: object }, unknown[], object]; f: object };
+    // Every empty plain object is one shared frozen object; arrays are never swapped.
+    expect(a.b[0].c).toBe(a.f);
+    expect(a.b[2]).toBe(a.f);
+    expect(o.g).toEqual([]);
+    expect(Object.isFrozen(o.g)).toBe(true);
+    // A "__proto__" data key stays a data key; its value is frozen in place.
+    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
+    const proto = Object.getOwnPropertyDescriptor(o, "__proto__")!.value as { h: object };
+    expect(Object.isFrozen(proto)).toBe(true);
+    expect(proto.h).toBe(a.f);
+    // An already frozen subtree is taken as deep-frozen: not walked into.
+    expect(o.frozen).toBe(frozenSub);
+    expect(Object.isFrozen(frozenSub.kept)).toBe(false);
+    // Primitives and frozen objects come back as they are.
+    expect(freezeForCache(3)).toBe(3);
+    expect(freezeForCache(frozenSub)).toBe(frozenSub);
   });
 
   it("addIndexers indexes existing objects and refuses duplicates", () => {
@@ -168,6 +209,47 @@ describe("DeltaFIFO (upstream's delta_fifo_test cases)", () => {
       ["n/a", ["Updated"]],
       ["n/b", ["Sync"]],
     ]);
+  });
+
+  it("popAll hands out every pending key in pop order, including keys queued meanwhile, past a failing one", async () => {
+    const f = new DeltaFIFO<KubeObject>();
+    f.add(obj("n", "a"));
+    f.add(obj("n", "b"));
+    f.update(obj("n", "a", "2"));
+    f.add(obj("n", "c"));
+    f.delete(obj("n", "c"));
+    f.delete(new DeletedFinalStateUnknown("n/c", obj("n", "c")));
+    const got: Array<[string, string[], boolean]> = [];
+    const errors: unknown[] = [];
+    const n = await f.popAll(
+      (deltas, initial) => {
+        const name = String((deltas[0].object as KubeObject).metadata?.name);
+        got.push([name, deltas.map((d) => d.type + (d.object instanceof DeletedFinalStateUnknown ? "(tombstone)" : "")), initial]);
+        if (name === "a") f.add(obj("n", "d"));
+        if (name === "b") throw new Error("handler failed");
+      },
+      (err) => errors.push(err),
+    );
+    expect(n).toBe(4);
+    expect(got).toEqual([
+      ["a", ["Added", "Updated"], false],
+      ["b", ["Added"], false],
+      ["c", ["Added", "Deleted"], false],
+      ["d", ["Added"], false],
+    ]);
+    expect(errors).toHaveLength(1);
+    expect(f.length).toBe(0);
+    // The initial list is counted down as it is handed out.
+    const g = new DeltaFIFO<KubeObject>({ emitDeltaTypeReplaced: true });
+    g.replace([obj("n", "x"), obj("n", "y")], "5");
+    const initial: boolean[] = [];
+    expect(g.hasSynced()).toBe(false);
+    await g.popAll((_d, isInitial) => initial.push(isInitial));
+    expect(initial).toEqual([true, true]);
+    expect(g.hasSynced()).toBe(true);
+    const q = g.popAll(() => {});
+    g.close();
+    await expect(q).rejects.toBeInstanceOf(FIFOClosedError);
   });
 
   it("pop waits for an item and rejects once closed", async () => {

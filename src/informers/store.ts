@@ -89,6 +89,8 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
   private items = new Map<string, T>();
   private indices = new Map<string, Map<string, Set<string>>>();
   private indexers: Indexers<T>;
+  /** Each index function beside its index, for the update path (kept in step with `indices`). */
+  private indexList: Array<{ fn: IndexFunc<T>; idx: Map<string, Set<string>> }> = [];
 
   constructor(
     private readonly keyFunc: StoreKeyFunc = metaNamespaceKey,
@@ -96,6 +98,11 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
   ) {
     this.indexers = { ...indexers };
     for (const name of Object.keys(this.indexers)) this.indices.set(name, new Map());
+    this.relist();
+  }
+
+  private relist(): void {
+    this.indexList = Object.keys(this.indexers).map((name) => ({ fn: this.indexers[name], idx: this.indices.get(name)! }));
   }
 
   add(obj: T): void {
@@ -136,6 +143,7 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
   replace(list: T[], _resourceVersion: string): void {
     this.items.clear();
     for (const name of this.indices.keys()) this.indices.set(name, new Map());
+    this.relist();
     for (const obj of list) this.put(this.keyFunc(obj), obj);
   }
 
@@ -177,6 +185,7 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
       this.indices.set(name, idx);
       for (const [key, obj] of this.items) for (const v of fn(obj)) addTo(idx, v, key);
     }
+    this.relist();
   }
 
   private indexFunc(indexName: string): IndexFunc<T> {
@@ -193,8 +202,7 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
   }
 
   private updateIndices(old: T | undefined, next: T | undefined, key: string): void {
-    for (const [name, fn] of Object.entries(this.indexers)) {
-      const idx = this.indices.get(name)!;
+    for (const { fn, idx } of this.indexList) {
       const oldValues = old ? fn(old) : [];
       const newValues = next ? fn(next) : [];
       if (oldValues.length === 1 && newValues.length === 1 && oldValues[0] === newValues[0]) continue;
@@ -212,55 +220,59 @@ export class CacheIndexer<T extends TypedObject = TypedObject> implements Indexe
 /** The empty object shared by every cached object (see the file comment). */
 const SHARED_EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 
+/** The walk's stack, reused across calls (freezing never re-enters itself). */
+const pending: object[] = [];
+
 /**
  * Deep-freezes `obj` in place, replacing each empty plain object inside it by SHARED_EMPTY. An
  * object already frozen is taken as deep-frozen (as `deepFreeze` does) and left alone.
+ *
+ * One iterative walk (no call per node): each object's children are looked at once, from the
+ * parent — an empty plain object is swapped for SHARED_EMPTY there (so it is never frozen or
+ * pushed), a frozen one is skipped, any other is pushed and frozen when its turn comes. A parent
+ * is frozen before its children (they are still on the stack): nothing else runs meanwhile.
  */
 export function freezeForCache<V>(obj: V): V {
-  if (typeof obj === "object" && obj !== null && !Object.isFrozen(obj)) freezeChildren(obj);
+  if (typeof obj !== "object" || obj === null || Object.isFrozen(obj)) return obj;
+  const stack = pending;
+  const base = stack.length;
+  stack.push(obj);
+  try {
+    walk(stack, base);
+  } finally {
+    stack.length = base;
+  }
   return obj;
 }
 
-function shared(v: object): object {
-  if (Object.isFrozen(v)) return v;
-  if (!Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype) {
-    let empty = true;
-    for (const _ in v) {
-      empty = false;
-      break;
+function walk(stack: object[], base: number): void {
+  while (stack.length > base) {
+    const o = stack.pop()!;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        const v: unknown = o[i];
+        if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+        if (!Array.isArray(v) && isEmptyPlain(v)) o[i] = SHARED_EMPTY;
+        else stack.push(v);
+      }
+    } else {
+      const rec = o as Record<string, unknown>;
+      for (const k in rec) {
+        const v = rec[k];
+        if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+        // A "__proto__" data key cannot be reassigned with `=` (that would set the prototype):
+        // its value is frozen where it is.
+        if (k !== "__proto__" && !Array.isArray(v) && isEmptyPlain(v)) rec[k] = SHARED_EMPTY;
+        else stack.push(v);
+      }
     }
-    if (empty) return SHARED_EMPTY;
+    Object.freeze(o);
   }
-  freezeChildren(v);
-  return v;
 }
 
-function freezeChildren(o: object): void {
-  if (Array.isArray(o)) {
-    for (let i = 0; i < o.length; i++) {
-      const v: unknown = o[i];
-      if (typeof v === "object" && v !== null) {
-        const s = shared(v);
-        if (s !== v) o[i] = s;
-      }
-    }
-  } else {
-    const rec = o as Record<string, unknown>;
-    for (const k in rec) {
-      const v = rec[k];
-      if (typeof v === "object" && v !== null) {
-        if (k === "__proto__") {
-          // A "__proto__" data key cannot be reassigned with `=` (that would set the prototype):
-          // its value is frozen where it is.
-          if (!Object.isFrozen(v)) freezeChildren(v);
-          continue;
-        }
-        const s = shared(v);
-        if (s !== v) rec[k] = s;
-      }
-    }
-  }
-  Object.freeze(o);
+function isEmptyPlain(v: object): boolean {
+  for (const _ in v) return false;
+  return Object.getPrototypeOf(v) === Object.prototype;
 }
 
 function addTo(idx: Map<string, Set<string>>, value: string, key: string): void {
