@@ -69,7 +69,7 @@ async function configure(flavor: "mutating" | "validating", name: string, hooks:
   await storage.create(objectKey("admissionregistration.k8s.io", `${kind.toLowerCase()}s`, undefined, name), obj);
 }
 
-async function denial(p: Promise<unknown>): Promise<StatusError> {
+async function denial(p: Promise<unknown> | void): Promise<StatusError> {
   try {
     await p;
   } catch (err) {

@@ -194,23 +194,55 @@ export class Admission implements AdmissionChain {
   /**
    * Runs the mutating plugins (with one reinvocation pass when a plugin asks for it). The
    * reinvocation context lives on `attrs` for the pass and is taken off again afterwards.
+   * Finishes synchronously (returns nothing, or throws the first plugin's error) when every
+   * plugin does; otherwise returns the promise of the rest of the pass from the first plugin that
+   * had to wait.
    */
-  async mutate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
+  mutate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> | void {
     const plugins = this.mutatingFor(attrs);
     if (plugins.length === 0) return;
     const reinvocation: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
     const outer = attrs.reinvocation;
     attrs.reinvocation = reinvocation;
+    let handedOver = false;
     try {
-      for (const p of plugins) {
-        const pending = p.admit(attrs, signal);
-        if (pending) await pending;
+      for (let i = 0; i < plugins.length; i++) {
+        const pending = plugins[i].admit(attrs, signal);
+        if (pending) {
+          handedOver = true;
+          return this.mutateRest(attrs, signal, plugins, i + 1, pending, outer);
+        }
+      }
+      if (reinvocation.shouldReinvoke) {
+        handedOver = true;
+        return this.mutateRest(attrs, signal, plugins, plugins.length, undefined, outer);
+      }
+    } finally {
+      if (!handedOver) attrs.reinvocation = outer;
+    }
+  }
+
+  /** The rest of `mutate` once a plugin returned a promise: `pending`, the plugins from `from` on, the reinvocation pass. */
+  private async mutateRest(
+    attrs: AdmissionAttributes,
+    signal: AbortSignal,
+    plugins: readonly MutatingAdmissionPlugin[],
+    from: number,
+    pending: Promise<void> | undefined,
+    outer: ReinvocationContext | undefined,
+  ): Promise<void> {
+    const reinvocation = attrs.reinvocation!;
+    try {
+      if (pending) await pending;
+      for (let i = from; i < plugins.length; i++) {
+        const p = plugins[i].admit(attrs, signal);
+        if (p) await p;
       }
       if (reinvocation.shouldReinvoke) {
         reinvocation.isReinvoke = true;
         for (const p of plugins) {
-          const pending = p.admit(attrs, signal);
-          if (pending) await pending;
+          const again = p.admit(attrs, signal);
+          if (again) await again;
         }
       }
     } finally {
@@ -218,11 +250,20 @@ export class Admission implements AdmissionChain {
     }
   }
 
-  /** Runs the validating plugins. */
-  async validate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> {
-    for (const p of this.validatingFor(attrs)) {
-      const pending = p.validate(attrs, signal);
-      if (pending) await pending;
+  /** Runs the validating plugins; synchronously (as `mutate`) when every plugin finishes synchronously. */
+  validate(attrs: AdmissionAttributes, signal: AbortSignal = neverAborted): Promise<void> | void {
+    const plugins = this.validatingFor(attrs);
+    for (let i = 0; i < plugins.length; i++) {
+      const pending = plugins[i].validate(attrs, signal);
+      if (pending) return this.validateRest(attrs, signal, plugins, i + 1, pending);
+    }
+  }
+
+  private async validateRest(attrs: AdmissionAttributes, signal: AbortSignal, plugins: readonly ValidatingAdmissionPlugin[], from: number, pending: Promise<void>): Promise<void> {
+    await pending;
+    for (let i = from; i < plugins.length; i++) {
+      const p = plugins[i].validate(attrs, signal);
+      if (p) await p;
     }
   }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { EventEmitter } from "node:events";
 import { MemoryStorage } from "../storage/memory.js";
 import { ApiServerMetrics, InFlightRequests, equalApartFromVolatile } from "./metrics.js";
+import { instrumentRequests } from "./instrument.js";
 import { requestLabels } from "./requestlabels.js";
 
 describe("requestLabels (kube-apiserver's reported verb and scope)", () => {
@@ -100,3 +102,40 @@ describe("storage series", () => {
   });
 });
 
+
+describe("request series through instrumentRequests", () => {
+  /** A request through the instrumentation: the handler answers `code`, then the response closes. */
+  function request(listener: ReturnType<typeof instrumentRequests>, method: string, url: string, code: number, contentType?: string): void {
+    const res = new EventEmitter() as EventEmitter & { statusCode: number };
+    res.statusCode = code;
+    const req = { method, url, headers: contentType ? { "content-type": contentType } : {} };
+    listener(req as never, res as never);
+    res.emit("close");
+  }
+
+  it("counts repeated request lines in one series per code, and tells apply patches from other patches on the same target", async () => {
+    const m = new ApiServerMetrics();
+    const listener = instrumentRequests(m, () => undefined, { writeError: () => undefined });
+    const cms = "/api/v1/namespaces/default/configmaps";
+    request(listener, "POST", cms, 201);
+    request(listener, "POST", cms, 201);
+    request(listener, "POST", cms, 409);
+    request(listener, "POST", `${cms}?dryRun=All`, 201);
+    const dep = "/apis/apps/v1/namespaces/default/deployments/web";
+    request(listener, "PATCH", dep, 200, "application/apply-patch+yaml");
+    request(listener, "PATCH", dep, 200, "application/merge-patch+json");
+    request(listener, "PATCH", dep, 200, "application/apply-patch+yaml");
+    request(listener, "GET", "/healthz", 200);
+    const { body } = await m.expose();
+    const line = (labels: string) => body.split("\n").find((l) => l.startsWith(`apiserver_request_total{${labels}}`));
+    const common = 'group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"';
+    expect(line(`verb="POST",dry_run="",${common},code="201"`)).toMatch(/ 2$/);
+    expect(line(`verb="POST",dry_run="",${common},code="409"`)).toMatch(/ 1$/);
+    expect(line(`verb="POST",dry_run="All",${common},code="201"`)).toMatch(/ 1$/);
+    const apps = 'group="apps",version="v1",resource="deployments",subresource="",scope="resource",component="apiserver",code="200"';
+    expect(line(`verb="APPLY",dry_run="",${apps}`)).toMatch(/ 2$/);
+    expect(line(`verb="PATCH",dry_run="",${apps}`)).toMatch(/ 1$/);
+    expect(body).toMatch(/apiserver_request_duration_seconds_count\{verb="POST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"\} 3/);
+    expect(body).not.toMatch(/healthz/);
+  });
+});

@@ -23,7 +23,7 @@
  * every request that is not long-running.
  */
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { CounterVec, GaugeVec, HistogramVec, type CounterChild, type GaugeChild } from "../../apimachinery/metricvec.js";
+import { CounterVec, GaugeVec, HistogramVec, type CounterChild, type GaugeChild, type HistogramChild } from "../../apimachinery/metricvec.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { semanticEqual } from "../../apimachinery/deepcopy.js";
 import type { Storage, StorageEvent } from "../storage/interface.js";
@@ -35,6 +35,11 @@ export const requestDurationBuckets: readonly number[] = Object.freeze([
 ]);
 
 const component = "apiserver";
+
+interface RequestSeries {
+  readonly duration: HistogramChild;
+  readonly byCode: Map<number, CounterChild>;
+}
 
 /**
  * Requests being served that are not long-running, by kind, with the highest count seen since
@@ -231,10 +236,34 @@ export class ApiServerMetrics {
     });
   }
 
+  /**
+   * The series of requests with these labels, resolved once per labels object: the duration
+   * histogram's child, and the request counter's child per status code as codes are seen. For
+   * labels objects that are reused (instrument.ts keeps them per request line), a request's
+   * update is then two increments and no label lookup. The vectors are never reset, so the
+   * children stay those the registry exposes.
+   */
+  private readonly seriesByLabels = new WeakMap<RequestLabels, RequestSeries>();
+
+  private seriesOf(l: RequestLabels): RequestSeries {
+    let s = this.seriesByLabels.get(l);
+    if (!s) {
+      s = { duration: this.durations.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component), byCode: new Map() };
+      this.seriesByLabels.set(l, s);
+    }
+    return s;
+  }
+
   /** Records one finished resource request. */
   observeRequest(l: RequestLabels, code: number, seconds: number): void {
-    this.requests.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code)).inc();
-    this.durations.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component).observe(seconds);
+    const s = this.seriesOf(l);
+    let counter = s.byCode.get(code);
+    if (!counter) {
+      counter = this.requests.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code));
+      s.byCode.set(code, counter);
+    }
+    counter.inc();
+    s.duration.observe(seconds);
   }
 
   /** The gauge of open long-running requests like this one. */

@@ -30,7 +30,7 @@ export interface RequestLabels {
 }
 
 const connectSubresources = new Set(["log", "exec", "portforward", "attach", "proxy"]);
-const applyPatchType = "application/apply-patch+yaml";
+export const applyPatchType = "application/apply-patch+yaml";
 
 function queryParam(query: string, name: string): string | null {
   if (!query.includes(name)) return null;

@@ -165,7 +165,8 @@ export class ResourceStore {
       const namespace = old.metadata?.namespace;
       const seen = view?.object ? view.object(obj) : obj;
       const attrs = this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(old) : old, ctx, name, namespace, view, view?.subresource ?? opts.subresource);
-      await admission.mutate(attrs, ctx.signal);
+      const mutating = admission.mutate(attrs, ctx.signal);
+      if (mutating) await mutating;
       const after = attrs.object;
       if (view?.object) {
         // Plugins saw (and may have changed) the view: write it back where the view allows it.
@@ -396,7 +397,8 @@ export class ResourceStore {
         // strategy (the name may still be generated).
         const m = metaOf(obj);
         const attrs = this.admissionAttributes("CREATE", obj, undefined, ctx, m.name ?? "", m.namespace);
-        await admission.mutate(attrs, ctx.signal);
+        const mutating = admission.mutate(attrs, ctx.signal);
+        if (mutating) await mutating;
         if (attrs.object && attrs.object !== obj) {
           obj = attrs.object;
           this.normalizeTypeMeta(obj);
@@ -419,7 +421,10 @@ export class ResourceStore {
       undo = (await this.deps.hooks?.beforeCreate?.(obj, ctx)) ?? undefined;
       const errs = this.strategy.validate(obj);
       if (errs.length) throw this.invalid(obj, errs);
-      if (admission) await admission.validate(this.admissionAttributes("CREATE", this.present(obj), undefined, ctx, meta.name, meta.namespace), ctx.signal);
+      if (admission) {
+        const validating = admission.validate(this.admissionAttributes("CREATE", this.present(obj), undefined, ctx, meta.name, meta.namespace), ctx.signal);
+        if (validating) await validating;
+      }
       if (!ctx.applied) this.deps.fieldTracker?.track(obj, undefined, ctx);
     } catch (err) {
       undo?.();
@@ -576,10 +581,11 @@ export class ResourceStore {
         const served = this.present(obj);
         const seen = view?.object ? view.object(served) : served;
         const oldServed = this.present(old);
-        await this.deps.admission.validate(
+        const validating = this.deps.admission.validate(
           this.admissionAttributes(view?.operation ?? "UPDATE", seen, view?.oldObject ? view.oldObject(oldServed) : oldServed, ctx, name, oldMeta.namespace, view, view?.subresource ?? opts.subresource),
           ctx.signal,
         );
+        if (validating) await validating;
       } catch (err) {
         undo?.();
         throw err;

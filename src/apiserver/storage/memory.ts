@@ -304,16 +304,16 @@ export class MemoryStorage implements Storage {
     for (const l of this.listeners) l(ev);
     const retained = this.log.length - this.head;
     if (retained > this.historySize) this.compact(this.rev - this.historySize);
-    if (this.historyWindowMs > 0 && retained > minRetainedEvents) this.expire();
+    // The write's own time is the clock reading it was stamped with a moment ago (no second read).
+    if (this.historyWindowMs > 0 && retained > minRetainedEvents) this.expire(ev.time);
   }
 
   /**
    * Compacts the events older than the history window (keeping the newest minRetainedEvents),
    * and arms the timer for the next one to leave it.
    */
-  private expire(): void {
+  private expire(now = this.clock.now()): void {
     if (this.historyWindowMs <= 0 || this.closed) return;
-    const now = this.clock.now();
     const cutoff = now - this.historyWindowMs;
     const keepFrom = this.log.length - minRetainedEvents;
     let i = this.head;

@@ -25,11 +25,18 @@
  * are not stored yet (their write is under way), and quota checks and status writes of a
  * namespace are serialized, so two concurrent creates cannot both take the last unit. Dry runs
  * check without writing.
+ *
+ * Whether a namespace has quotas at all is answered, once the plugin is started, from a
+ * StorageCache of the ResourceQuotas (kept in step with every committed write as it commits: a
+ * quota created an instant before a write charges that write), so a write into a namespace
+ * without quotas is done synchronously, without a storage read; the quotas themselves are read
+ * from storage, under the namespace's lock.
  */
 import type { KubeObject } from "../../../apimachinery/types.js";
 import { deepCopy } from "../../../apimachinery/deepcopy.js";
 import { computePodQOS } from "../../registry/podvalidation.js";
-import { collectionPrefix } from "../../rest/keys.js";
+import { collectionPrefix, resourcePrefix } from "../../rest/keys.js";
+import { StorageCache } from "../../storage/cache.js";
 import type { AdmissionPluginContext, AdmissionPluginRegistration, AnyAdmissionPlugin } from "../chain.js";
 import { admissionForbidden } from "../attributes.js";
 import type { AdmissionAttributes } from "../interfaces.js";
@@ -217,6 +224,14 @@ export function resourceQuotaPlugin(ctx: AdmissionPluginContext): AnyAdmissionPl
   const locks = new Map<string, Promise<void>>();
   /** Creates admitted and charged whose objects may not be stored yet: storage key → object and time. */
   const pending = new Map<string, { object: KubeObject; at: number; prefix: string }>();
+  const quotaObjects = new StorageCache(ctx.storage, [resourcePrefix("", "resourcequotas")]);
+  let started = false;
+  /** Whether `namespace` has quotas: known synchronously once started, else read from storage. */
+  const hasQuotas = (namespace: string): boolean | Promise<boolean> => {
+    const prefix = collectionPrefix("", "resourcequotas", namespace);
+    if (started && quotaObjects.current()) return quotaObjects.has(prefix);
+    return ctx.storage.list(prefix, { limit: 1 }).then((r) => r.items.length > 0);
+  };
   const serialized = async <T>(namespace: string, fn: () => Promise<T>): Promise<T> => {
     const prev = locks.get(namespace) ?? Promise.resolve();
     let release!: () => void;
@@ -324,7 +339,15 @@ export function resourceQuotaPlugin(ctx: AdmissionPluginContext): AnyAdmissionPl
   return {
     name: "ResourceQuota",
     handles: (op) => op === "CREATE" || op === "UPDATE",
-    async validate(a) {
+    async start() {
+      await quotaObjects.start();
+      started = true;
+    },
+    async stop() {
+      started = false;
+      await quotaObjects.stop();
+    },
+    validate(a) {
       if (a.namespace === "" || !a.object || a.subresource !== "") return;
       if (a.operation === "UPDATE" && !(a.resource.group === "" && (a.resource.resource === "services" || a.resource.resource === "persistentvolumeclaims" || a.resource.resource === "pods"))) return;
       // Quota objects themselves are never charged against quotas on update.
@@ -332,8 +355,10 @@ export function resourceQuotaPlugin(ctx: AdmissionPluginContext): AnyAdmissionPl
       // A namespace without quotas charges nothing: no usage to compute, no turn in the namespace's
       // queue (upstream reads quotas from an informer: a quota created concurrently with this
       // request may or may not be seen, here as there).
-      if ((await ctx.storage.list(collectionPrefix("", "resourcequotas", a.namespace), { limit: 1 })).items.length === 0) return;
-      await serialized(a.namespace, () => check(a));
+      const has = hasQuotas(a.namespace);
+      if (has === false) return;
+      if (has === true) return serialized(a.namespace, () => check(a));
+      return has.then((yes) => (yes ? serialized(a.namespace, () => check(a)) : undefined));
     },
   };
 }

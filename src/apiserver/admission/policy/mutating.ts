@@ -43,7 +43,7 @@ import type { AdmissionAttributes } from "../interfaces.js";
 import { compile, policyEnv, valToJSON, type Compiled } from "./cel.js";
 import { CompiledPolicies, PolicyStatusWriter, type ExpressionWarning } from "./compiled.js";
 import { matchesResources, type MatchResources } from "./matching.js";
-import { collectParams, namespaceObject, PolicyConfigError, storedObjects, type ParamRef } from "./params.js";
+import { collectParams, namespaceObject, PolicyConfigError, PolicyObjects, type ParamRef } from "./params.js";
 import { evalMatchConditions, requestActivation } from "./validating.js";
 
 interface MutationSpec {
@@ -257,17 +257,18 @@ export function mutatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): AnyA
   const cache = new CompiledPolicies(compileMutatingPolicy);
   const status = new PolicyStatusWriter(ctx, "mutatingadmissionpolicies", (p) => cache.get(p).warnings);
   const nsLabels = async (namespace: string) => (await namespaceObject(ctx, namespace))?.metadata?.labels;
+  const stored = new PolicyObjects(ctx, ["mutatingadmissionpolicybindings", "mutatingadmissionpolicies"]);
 
   async function dispatch(a: AdmissionAttributes, bindings: readonly KubeObject[], state: ReinvokeState, isReinvoke: boolean): Promise<{ errors: PolicyError[]; changed: boolean }> {
     const errors: PolicyError[] = [];
     let changed = false;
-    const policies = new Map((await storedObjects(ctx, "mutatingadmissionpolicies")).map((p) => [p.metadata?.name ?? "", p]));
+    const policies = new Map((await stored.list("mutatingadmissionpolicies")).map((p) => [p.metadata?.name ?? "", p]));
     cache.retain(new Set([...policies.values()].map((p) => p.metadata?.uid ?? p.metadata?.name ?? "")));
     for (const binding of bindings) {
       const bspec = ((binding as { spec?: BindingSpec }).spec ?? {}) as BindingSpec;
-      const stored = policies.get(bspec.policyName ?? "");
-      if (!stored) continue;
-      const p = cache.get(stored);
+      const policy = policies.get(bspec.policyName ?? "");
+      if (!policy) continue;
+      const p = cache.get(policy);
       const bindingName = binding.metadata?.name ?? "";
       const fail = (err: MutationError | string, reason: StatusReason = "Invalid") => {
         const message = typeof err === "string" ? err : err.message;
@@ -320,44 +321,54 @@ export function mutatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): AnyA
     return { errors, changed };
   }
 
+  async function invoke(a: AdmissionAttributes, bindings: readonly KubeObject[]): Promise<void> {
+    const reinvocation = a.reinvocation;
+    let state = reinvocation?.values.get(pluginName) as ReinvokeState | undefined;
+    if (!state) {
+      state = new ReinvokeState();
+      reinvocation?.values.set(pluginName, state);
+    }
+    const isReinvoke = reinvocation?.isReinvoke === true;
+    // Later plugins changed the object since this plugin's output: every IfNeeded invocation runs again.
+    if (isReinvoke && state.lastOutput && !semanticEqual(state.lastOutput, a.object)) state.requireReinvokingPreviouslyInvoked();
+    let result: { errors: PolicyError[]; changed: boolean };
+    try {
+      result = await dispatch(a, bindings, state, isReinvoke);
+    } finally {
+      state.lastOutput = a.object ? deepCopy(a.object) : undefined;
+    }
+    if (result.changed && reinvocation) reinvocation.shouldReinvoke = true;
+    const denied = result.errors.filter((e) => e.failurePolicy === "Fail");
+    if (denied.length === 0) return;
+    const messages = denied.map((e) => `policy '${e.policy}' with binding '${e.binding}' denied request: ${e.message}`);
+    const base = admissionForbidden(a, "admission request denied by policy");
+    throw new StatusError({
+      message: messages[0],
+      reason: denied[0].reason,
+      code: 403,
+      details: { ...base.status.details, causes: messages.map((message) => ({ message })) },
+    });
+  }
+
   return {
     name: pluginName,
     handles: (op) => op === "CREATE" || op === "UPDATE",
-    start: () => status.start(),
-    stop: () => status.stop(),
+    async start() {
+      await stored.start();
+      await status.start();
+    },
+    async stop() {
+      await status.stop();
+      await stored.stop();
+    },
     idle: () => status.idle(),
-    async admit(a: AdmissionAttributes) {
+    admit(a: AdmissionAttributes) {
       if (!a.object) return;
       // Without bindings no policy runs (nor can it be re-run): no reinvocation state, no copy of
-      // the object — the common case, for every created and updated object.
-      const bindings = await storedObjects(ctx, "mutatingadmissionpolicybindings");
-      if (bindings.length === 0) return;
-      const reinvocation = a.reinvocation;
-      let state = reinvocation?.values.get(pluginName) as ReinvokeState | undefined;
-      if (!state) {
-        state = new ReinvokeState();
-        reinvocation?.values.set(pluginName, state);
-      }
-      const isReinvoke = reinvocation?.isReinvoke === true;
-      // Later plugins changed the object since this plugin's output: every IfNeeded invocation runs again.
-      if (isReinvoke && state.lastOutput && !semanticEqual(state.lastOutput, a.object)) state.requireReinvokingPreviouslyInvoked();
-      let result: { errors: PolicyError[]; changed: boolean };
-      try {
-        result = await dispatch(a, bindings, state, isReinvoke);
-      } finally {
-        state.lastOutput = a.object ? deepCopy(a.object) : undefined;
-      }
-      if (result.changed && reinvocation) reinvocation.shouldReinvoke = true;
-      const denied = result.errors.filter((e) => e.failurePolicy === "Fail");
-      if (denied.length === 0) return;
-      const messages = denied.map((e) => `policy '${e.policy}' with binding '${e.binding}' denied request: ${e.message}`);
-      const base = admissionForbidden(a, "admission request denied by policy");
-      throw new StatusError({
-        message: messages[0],
-        reason: denied[0].reason,
-        code: 403,
-        details: { ...base.status.details, causes: messages.map((message) => ({ message })) },
-      });
+      // the object, no read and no promise — the common case, for every created and updated object.
+      const bindings = stored.cached("mutatingadmissionpolicybindings");
+      if (bindings) return bindings.length === 0 ? undefined : invoke(a, bindings);
+      return stored.list("mutatingadmissionpolicybindings").then((b) => (b.length === 0 ? undefined : invoke(a, b)));
     },
   };
 }

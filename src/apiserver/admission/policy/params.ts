@@ -9,6 +9,7 @@ import { labelSelectorAsSelector } from "../../../apimachinery/labels.js";
 import { parseGroupVersion } from "../../../apimachinery/gvk.js";
 import type { KubeObject } from "../../../apimachinery/types.js";
 import { objectKey, resourcePrefix } from "../../rest/keys.js";
+import { StorageCache } from "../../storage/cache.js";
 import type { AdmissionPluginContext } from "../chain.js";
 import type { AdmissionAttributes } from "../interfaces.js";
 
@@ -26,6 +27,45 @@ export class PolicyConfigError extends Error {}
 
 export async function storedObjects(ctx: AdmissionPluginContext, resource: string): Promise<KubeObject[]> {
   return (await ctx.storage.list(resourcePrefix(admissionGroup, resource))).items.map((i) => i.object);
+}
+
+/**
+ * The stored policies and bindings a policy plugin reads on every request: from a StorageCache
+ * of their resources once `start` has run (kept in step with every committed write as it
+ * commits, so a binding stored an instant before a request applies to it, and a request with no
+ * bindings is answered without a storage read), from storage before that and after `stop`.
+ */
+export class PolicyObjects {
+  private readonly cache: StorageCache;
+  private started = false;
+
+  constructor(
+    private readonly ctx: AdmissionPluginContext,
+    resources: readonly string[],
+  ) {
+    this.cache = new StorageCache(ctx.storage, resources.map((r) => resourcePrefix(admissionGroup, r)));
+  }
+
+  async start(): Promise<void> {
+    await this.cache.start();
+    this.started = true;
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    await this.cache.stop();
+  }
+
+  /** The stored objects of `resource` (one given to the constructor) in key order, when known without a read. */
+  cached(resource: string): KubeObject[] | undefined {
+    if (!this.started || !this.cache.current()) return undefined;
+    return this.cache.list(resourcePrefix(admissionGroup, resource));
+  }
+
+  /** The stored objects of `resource` in key order. */
+  async list(resource: string): Promise<KubeObject[]> {
+    return this.cached(resource) ?? (await storedObjects(this.ctx, resource));
+  }
 }
 
 export async function namespaceObject(ctx: AdmissionPluginContext, namespace: string): Promise<KubeObject | undefined> {

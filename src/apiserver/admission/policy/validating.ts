@@ -13,8 +13,10 @@
  * (Audit). Evaluation errors and configuration errors (missing params, unknown paramKind) deny
  * under failurePolicy Fail and are ignored under Ignore.
  *
- * Policies and bindings are read from storage per request (so a policy applies from the moment
- * it is stored); their expressions are compiled once per policy generation (compiled.ts).
+ * Policies and bindings are read per request from a cache kept in step with storage as each write
+ * commits (params.ts PolicyObjects; so a policy applies from the moment it is stored, and a
+ * request without bindings is done synchronously); their expressions are compiled once per
+ * policy generation (compiled.ts).
  */
 import { StatusError, type StatusReason } from "../../../apimachinery/errors.js";
 import type { KubeObject } from "../../../apimachinery/types.js";
@@ -24,7 +26,7 @@ import type { AdmissionAttributes } from "../interfaces.js";
 import { Activation, authorizerValue, jsonVal, namespaceVal, requestVal, valToJSON, type Compiled } from "./cel.js";
 import { compileAt, CompiledPolicies, PolicyStatusWriter, type ExpressionWarning } from "./compiled.js";
 import { matchesResources, type MatchResources } from "./matching.js";
-import { collectParams, namespaceObject, PolicyConfigError, storedObjects, type ParamRef } from "./params.js";
+import { collectParams, namespaceObject, PolicyConfigError, PolicyObjects, type ParamRef } from "./params.js";
 
 interface PolicySpec {
   failurePolicy?: string;
@@ -170,79 +172,91 @@ export function validatingAdmissionPolicyPlugin(ctx: AdmissionPluginContext): An
   const cache = new CompiledPolicies(compileValidatingPolicy);
   const status = new PolicyStatusWriter(ctx, "validatingadmissionpolicies", (p) => cache.get(p).warnings);
   const nsLabels = async (namespace: string) => (await namespaceObject(ctx, namespace))?.metadata?.labels;
+  const stored = new PolicyObjects(ctx, ["validatingadmissionpolicybindings", "validatingadmissionpolicies"]);
+
+  async function evaluate(a: AdmissionAttributes, bindings: readonly KubeObject[]): Promise<void> {
+    const policies = new Map((await stored.list("validatingadmissionpolicies")).map((p) => [p.metadata?.name ?? "", p]));
+    cache.retain(new Set([...policies.values()].map((p) => p.metadata?.uid ?? p.metadata?.name ?? "")));
+    const denied: { policy: string; binding: string; decision: Decision }[] = [];
+    const audits: Record<string, unknown>[] = [];
+    for (const binding of bindings) {
+      const bspec = ((binding as { spec?: BindingSpec }).spec ?? {}) as BindingSpec;
+      const policy = policies.get(bspec.policyName ?? "");
+      if (!policy) continue;
+      const p = cache.get(policy);
+      const bindingName = binding.metadata?.name ?? "";
+      if (!(await matchesResources(p.spec.matchConstraints, a, nsLabels))) continue;
+      if (!(await matchesResources(bspec.matchResources, a, nsLabels, false))) continue;
+      const actions = new Set(bspec.validationActions ?? []);
+      const fail = (message: string): void => {
+        if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: `failed to configure binding: ${message}`, reason: "Invalid", error: true } });
+      };
+      let params: (KubeObject | undefined)[];
+      try {
+        params = await collectParams(ctx, p.spec.paramKind, bspec.paramRef, a);
+      } catch (err) {
+        if (err instanceof PolicyConfigError) {
+          fail(err.message);
+          continue;
+        }
+        throw err;
+      }
+      for (const param of params) {
+        const act = await requestActivation(ctx, a, param, p.variables);
+        const matched = evalMatchConditions(act, p.matchConditions);
+        if (matched === "skip") continue;
+        if (typeof matched === "object") {
+          if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: matched.error, reason: "Invalid", error: true } });
+          continue;
+        }
+        for (const d of validate(p, act)) {
+          if (d.error && p.failurePolicy === "Ignore") continue;
+          if (d.error || actions.has("Deny")) denied.push({ policy: p.name, binding: bindingName, decision: d });
+          if (!d.error && actions.has("Warn")) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${bindingName}': ${d.message}`);
+          if (!d.error && actions.has("Audit")) audits.push({ message: d.message, policy: p.name, binding: bindingName, expressionIndex: d.expressionIndex, validationActions: [...actions] });
+        }
+        for (const ann of p.auditAnnotations) {
+          const r = act.eval(ann.compiled);
+          if (r.error !== undefined) {
+            if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: r.error, reason: "Invalid", error: true } });
+            continue;
+          }
+          const value = r.value === null || r.value === undefined ? undefined : valToJSON(r.value);
+          if (typeof value === "string") a.auditAnnotations.set(`${p.name}/${ann.key}`, value);
+        }
+      }
+    }
+    if (audits.length) a.auditAnnotations.set("validation.policy.admission.k8s.io/validation_failure", JSON.stringify(audits));
+    if (denied.length === 0) return;
+    const first = denied[0];
+    const message = `ValidatingAdmissionPolicy '${first.policy}' with binding '${first.binding}' denied request: ${first.decision.message}`;
+    const base = admissionForbidden(a, message);
+    const reason = first.decision.reason || "Invalid";
+    throw new StatusError({
+      message: base.status.message,
+      reason,
+      code: reasonToCode(reason),
+      details: { ...base.status.details, causes: [{ message }] },
+    });
+  }
 
   return {
     name: "ValidatingAdmissionPolicy",
     handles: (op) => op === "CREATE" || op === "UPDATE" || op === "DELETE" || op === "CONNECT",
-    start: () => status.start(),
-    stop: () => status.stop(),
+    async start() {
+      await stored.start();
+      await status.start();
+    },
+    async stop() {
+      await status.stop();
+      await stored.stop();
+    },
     idle: () => status.idle(),
-    async validate(a) {
-      const bindings = await storedObjects(ctx, "validatingadmissionpolicybindings");
-      if (bindings.length === 0) return;
-      const policies = new Map((await storedObjects(ctx, "validatingadmissionpolicies")).map((p) => [p.metadata?.name ?? "", p]));
-      cache.retain(new Set([...policies.values()].map((p) => p.metadata?.uid ?? p.metadata?.name ?? "")));
-      const denied: { policy: string; binding: string; decision: Decision }[] = [];
-      const audits: Record<string, unknown>[] = [];
-      for (const binding of bindings) {
-        const bspec = ((binding as { spec?: BindingSpec }).spec ?? {}) as BindingSpec;
-        const stored = policies.get(bspec.policyName ?? "");
-        if (!stored) continue;
-        const p = cache.get(stored);
-        const bindingName = binding.metadata?.name ?? "";
-        if (!(await matchesResources(p.spec.matchConstraints, a, nsLabels))) continue;
-        if (!(await matchesResources(bspec.matchResources, a, nsLabels, false))) continue;
-        const actions = new Set(bspec.validationActions ?? []);
-        const fail = (message: string): void => {
-          if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: `failed to configure binding: ${message}`, reason: "Invalid", error: true } });
-        };
-        let params: (KubeObject | undefined)[];
-        try {
-          params = await collectParams(ctx, p.spec.paramKind, bspec.paramRef, a);
-        } catch (err) {
-          if (err instanceof PolicyConfigError) {
-            fail(err.message);
-            continue;
-          }
-          throw err;
-        }
-        for (const param of params) {
-          const act = await requestActivation(ctx, a, param, p.variables);
-          const matched = evalMatchConditions(act, p.matchConditions);
-          if (matched === "skip") continue;
-          if (typeof matched === "object") {
-            if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: matched.error, reason: "Invalid", error: true } });
-            continue;
-          }
-          for (const d of validate(p, act)) {
-            if (d.error && p.failurePolicy === "Ignore") continue;
-            if (d.error || actions.has("Deny")) denied.push({ policy: p.name, binding: bindingName, decision: d });
-            if (!d.error && actions.has("Warn")) a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${p.name}' with binding '${bindingName}': ${d.message}`);
-            if (!d.error && actions.has("Audit")) audits.push({ message: d.message, policy: p.name, binding: bindingName, expressionIndex: d.expressionIndex, validationActions: [...actions] });
-          }
-          for (const ann of p.auditAnnotations) {
-            const r = act.eval(ann.compiled);
-            if (r.error !== undefined) {
-              if (p.failurePolicy === "Fail") denied.push({ policy: p.name, binding: bindingName, decision: { action: "deny", message: r.error, reason: "Invalid", error: true } });
-              continue;
-            }
-            const value = r.value === null || r.value === undefined ? undefined : valToJSON(r.value);
-            if (typeof value === "string") a.auditAnnotations.set(`${p.name}/${ann.key}`, value);
-          }
-        }
-      }
-      if (audits.length) a.auditAnnotations.set("validation.policy.admission.k8s.io/validation_failure", JSON.stringify(audits));
-      if (denied.length === 0) return;
-      const first = denied[0];
-      const message = `ValidatingAdmissionPolicy '${first.policy}' with binding '${first.binding}' denied request: ${first.decision.message}`;
-      const base = admissionForbidden(a, message);
-      const reason = first.decision.reason || "Invalid";
-      throw new StatusError({
-        message: base.status.message,
-        reason,
-        code: reasonToCode(reason),
-        details: { ...base.status.details, causes: [{ message }] },
-      });
+    validate(a) {
+      // Without bindings no policy applies: done without a read or a promise (the common case).
+      const bindings = stored.cached("validatingadmissionpolicybindings");
+      if (bindings) return bindings.length === 0 ? undefined : evaluate(a, bindings);
+      return stored.list("validatingadmissionpolicybindings").then((b) => (b.length === 0 ? undefined : evaluate(a, b)));
     },
   };
 }

@@ -73,10 +73,16 @@ export class MutatingWebhookPlugin implements MutatingAdmissionPlugin {
     return true;
   }
 
-  async admit(a: AdmissionAttributes, signal: AbortSignal): Promise<void> {
+  /** Done synchronously when no webhook is configured and the cache is current (the common case). */
+  admit(a: AdmissionAttributes, signal: AbortSignal): Promise<void> | void {
     if (isExemptAdmissionConfigurationResource(a)) return;
-    if (!this.deps.cache.current()) await this.deps.cache.synced();
+    if (!this.deps.cache.current()) return this.deps.cache.synced().then(() => this.admitWith(a, this.source.webhooks(), signal));
     const hooks = this.source.webhooks();
+    if (hooks.length === 0) return;
+    return this.admitWith(a, hooks, signal);
+  }
+
+  private async admitWith(a: AdmissionAttributes, hooks: readonly WebhookAccessor[], signal: AbortSignal): Promise<void> {
     if (hooks.length === 0) return;
     const rctx = reinvocationContext(a);
     const state = reinvocationValue<WebhookReinvokeState>(rctx, MUTATING_PLUGIN_NAME, () => ({ lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set() }));

@@ -29,10 +29,16 @@ export class ValidatingWebhookPlugin implements ValidatingAdmissionPlugin {
     return true;
   }
 
-  async validate(a: AdmissionAttributes, signal: AbortSignal): Promise<void> {
+  /** Done synchronously when no webhook is configured and the cache is current (the common case). */
+  validate(a: AdmissionAttributes, signal: AbortSignal): Promise<void> | void {
     if (isExemptAdmissionConfigurationResource(a)) return;
-    if (!this.deps.cache.current()) await this.deps.cache.synced();
+    if (!this.deps.cache.current()) return this.deps.cache.synced().then(() => this.validateWith(a, this.source.webhooks(), signal));
     const hooks = this.source.webhooks();
+    if (hooks.length === 0) return;
+    return this.validateWith(a, hooks, signal);
+  }
+
+  private async validateWith(a: AdmissionAttributes, hooks: readonly WebhookAccessor[], signal: AbortSignal): Promise<void> {
     if (hooks.length === 0) return;
     const byKind = new Map<string, Promise<VersionedObjects>>();
     const versioned = (kind: GroupVersionKind) => {
