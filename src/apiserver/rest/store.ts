@@ -244,8 +244,24 @@ export class ResourceStore {
     return this.supportedFields.has(key);
   }
 
+  /**
+   * Predicates of recently used selector pairs: a predicate is a pure function of the two
+   * selector texts (and of this store's strategy, which does not change), and clients repeat the
+   * same selectors (informers, kubectl), so each pair is parsed once. Bounded: the oldest goes
+   * first. Selectors that fail to parse are not kept (every request gets its 400).
+   */
+  private readonly predicates = new Map<string, ObjectPredicate | undefined>();
+
   predicate(labelSelector: string, fieldSelector: string): ObjectPredicate | undefined {
-    return selectionPredicate(labelSelector, fieldSelector, (o) => this.strategy.fieldSet(o), (k) => this.supportsField(k));
+    if (labelSelector === "" && fieldSelector === "") return undefined;
+    const key = `${labelSelector}\x00${fieldSelector}`;
+    const m = this.predicates;
+    const hit = m.get(key);
+    if (hit !== undefined || m.has(key)) return hit;
+    const p = selectionPredicate(labelSelector, fieldSelector, (o) => this.strategy.fieldSet(o), (k) => this.supportsField(k));
+    if (m.size >= 256) m.delete(m.keys().next().value as string);
+    m.set(key, p);
+    return p;
   }
 
   async list(namespace: string | undefined, opts: ListOptions): Promise<KubeList> {
