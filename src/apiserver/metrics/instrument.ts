@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import { isMutatingMethod, type ApiServerMetrics } from "./metrics.js";
-import { requestLabels } from "./requestlabels.js";
+import { RequestLabelsCache } from "./requestlabels.js";
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -47,6 +47,7 @@ async function serveMetrics(m: ApiServerMetrics, opts: InstrumentOptions, req: I
 
 /** Wraps `handler` with the request metrics and the /metrics endpoint. */
 export function instrumentRequests(m: ApiServerMetrics, handler: RequestListener, opts: InstrumentOptions): RequestListener {
+  const labelsOf = new RequestLabelsCache();
   return (req, res) => {
     const target = req.url ?? "/";
     if (isMetricsPath(target)) {
@@ -54,7 +55,7 @@ export function instrumentRequests(m: ApiServerMetrics, handler: RequestListener
       return;
     }
     const start = performance.now();
-    const labels = requestLabels(req.method, target, req.headers["content-type"]);
+    const labels = labelsOf.labels(req.method, target, req.headers["content-type"]);
     if (labels?.longRunning) {
       const gauge = m.longRunningGauge(labels);
       gauge.inc();

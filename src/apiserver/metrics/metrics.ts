@@ -23,7 +23,7 @@
  * every request that is not long-running.
  */
 import { Registry, collectDefaultMetrics } from "prom-client";
-import { CounterVec, GaugeVec, HistogramVec, type CounterChild, type GaugeChild } from "../../apimachinery/metricvec.js";
+import { CounterVec, GaugeVec, HistogramVec, type CounterChild, type GaugeChild, type HistogramChild } from "../../apimachinery/metricvec.js";
 import type { KubeObject } from "../../apimachinery/types.js";
 import { semanticEqual } from "../../apimachinery/deepcopy.js";
 import type { Storage, StorageEvent } from "../storage/interface.js";
@@ -233,9 +233,23 @@ export class ApiServerMetrics {
 
   /** Records one finished resource request. */
   observeRequest(l: RequestLabels, code: number, seconds: number): void {
-    this.requests.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code)).inc();
-    this.durations.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component).observe(seconds);
+    // Labels objects are shared between requests (RequestLabelsCache): their children are resolved once.
+    let s = this.requestSeries.get(l);
+    if (s === undefined) {
+      s = { duration: this.durations.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component), total: new Map() };
+      this.requestSeries.set(l, s);
+    }
+    let total = s.total.get(code);
+    if (total === undefined) {
+      total = this.requests.child(l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component, String(code));
+      s.total.set(code, total);
+    }
+    total.inc();
+    s.duration.observe(seconds);
   }
+
+  /** The children of apiserver_request_total (by code) and _duration_seconds of each labels object. */
+  private readonly requestSeries = new WeakMap<RequestLabels, { duration: HistogramChild; total: Map<number, CounterChild> }>();
 
   /** The gauge of open long-running requests like this one. */
   longRunningGauge(l: RequestLabels): GaugeChild {

@@ -49,9 +49,22 @@ export function bodyChunks(body: unknown): BodyChunks {
   let last: string | undefined;
   for (const k in body) last = k;
   if (last !== "items") return single(Buffer.from(JSON.stringify(body)));
-  const parts = new Array<Buffer>(items.length * 2 + 1);
   // The same object with an empty list ends in `"items":[]}`; the items go between the brackets.
-  parts[0] = Buffer.from(JSON.stringify({ ...body, items: [] }).slice(0, -2));
+  const head = Buffer.from(JSON.stringify({ ...body, items: [] }).slice(0, -2));
+  if (Object.isFrozen(items)) {
+    // A frozen items array (a LIST result the store reuses, rest/listcache.ts) never changes:
+    // the bytes between its brackets are kept beside it.
+    let joined = encodedItems.get(items);
+    if (joined === undefined) {
+      const own = itemChunks(items);
+      if (own === undefined) return single(Buffer.from(JSON.stringify(body)));
+      joined = own;
+      encodedItems.set(items, joined);
+    }
+    return { chunks: [head, joined, close], length: head.length + joined.length + close.length };
+  }
+  const parts = new Array<Buffer>(items.length * 2 + 1);
+  parts[0] = head;
   let length = parts[0].length + items.length;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
@@ -64,6 +77,29 @@ export function bodyChunks(body: unknown): BodyChunks {
   }
   // `items.length` separators: n − 1 commas of one byte and the two bytes of `]}`.
   return { chunks: parts, length: length + 1 };
+}
+
+/** Bytes of the items of frozen arrays, comma-separated, without the brackets. */
+const encodedItems = new WeakMap<readonly unknown[], Buffer>();
+
+/** `item,item,…` of a non-empty array of objects in one Buffer; undefined if an item is no object. */
+function itemChunks(items: readonly unknown[]): Buffer | undefined {
+  const parts = new Array<Buffer>(items.length);
+  let length = items.length - 1;
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    if (typeof item !== "object" || item === null) return undefined;
+    parts[i] = objectBytes(item);
+    length += parts[i].length;
+  }
+  const out = Buffer.allocUnsafe(length);
+  let pos = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) out[pos++] = 0x2c; // ","
+    out.set(parts[i], pos);
+    pos += parts[i].length;
+  }
+  return out;
 }
 
 /**
