@@ -110,7 +110,11 @@ function itemChunks(items: readonly unknown[]): Buffer | undefined {
  * each side in its own process (bench/README.md, branch `listget`).
  */
 export function bodyBytes(body: unknown): Buffer {
-  const { chunks, length } = bodyChunks(body);
+  return joinChunks(bodyChunks(body));
+}
+
+/** The chunks of a body in one Buffer (the chunk itself when there is one). */
+export function joinChunks({ chunks, length }: BodyChunks): Buffer {
   if (chunks.length === 1) return chunks[0];
   const out = Buffer.allocUnsafe(length);
   let pos = 0;
