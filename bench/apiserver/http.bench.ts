@@ -24,6 +24,10 @@ const LIST_ITEMS = 500;
 const WATCHERS = 100;
 const EVENTS = 1000;
 
+/** BENCH_OPS=get,list (ids: get, list, create, update, fanout, metrics, https): only these figures. */
+const OPS = process.env.BENCH_OPS ? new Set(process.env.BENCH_OPS.split(",")) : undefined;
+const want = (op: string) => OPS === undefined || OPS.has(op);
+
 const here = import.meta.url;
 const loadgenModule = new URL("../loadgen.js", here).href;
 const bareModule = new URL("../bare.js", here).href;
@@ -96,139 +100,147 @@ const bench: Benchmark = {
       const ceiling = "bare node:http, same bytes";
       const figures: Figure[] = [];
       const get: RequestSpec = { method: "GET", url: `${base}/cm-0` };
-      figures.push(
-        await pairFigure(
-          {
-            name: "GET one object",
-            unit: "req/s",
-            peerName: ceiling,
-            ours: () => load(loadgen, api, get),
-            peer: () => load(loadgen, bare, { method: "GET", url: `${bareUrl}/get` }),
-            labels,
-            goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
-      figures.push(
-        await pairFigure(
-          {
-            name: `LIST ${LIST_ITEMS} objects (label selector)`,
-            unit: "req/s",
-            peerName: ceiling,
-            ours: () => load(loadgen, api, { method: "GET", url: `${base}?labelSelector=bench%3Dlist` }),
-            peer: () => load(loadgen, bare, { method: "GET", url: `${bareUrl}/list` }),
-            labels,
-            goal: { text: "≥ 0.8 of the ceiling per server CPU-second", min: 0.8, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
-      figures.push(
-        await pairFigure(
-          {
-            name: "CREATE",
-            unit: "req/s",
-            peerName: ceiling,
-            ours: (r) => load(loadgen, api, { method: "POST", url: `${url}/api/v1/namespaces/kube-public/configmaps`, body: createBody("c-{r}-{w}-{i}"), headers: json, expect: 201, tag: String(r) }),
-            peer: (r) => load(loadgen, bare, { method: "POST", url: `${bareUrl}/create`, body: createBody("c-{r}-{w}-{i}"), headers: json, expect: 201, tag: String(r) }),
-            labels,
-            goal: { text: "≥ 0.5 of the ceiling per server CPU-second", min: 0.5, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
+      if (want("get"))
+        figures.push(
+          await pairFigure(
+            {
+              name: "GET one object",
+              unit: "req/s",
+              peerName: ceiling,
+              ours: () => load(loadgen, api, get),
+              peer: () => load(loadgen, bare, { method: "GET", url: `${bareUrl}/get` }),
+              labels,
+              goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
+      if (want("list"))
+        figures.push(
+          await pairFigure(
+            {
+              name: `LIST ${LIST_ITEMS} objects (label selector)`,
+              unit: "req/s",
+              peerName: ceiling,
+              ours: () => load(loadgen, api, { method: "GET", url: `${base}?labelSelector=bench%3Dlist` }),
+              peer: () => load(loadgen, bare, { method: "GET", url: `${bareUrl}/list` }),
+              labels,
+              goal: { text: "≥ 0.8 of the ceiling per server CPU-second", min: 0.8, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
+      if (want("create"))
+        figures.push(
+          await pairFigure(
+            {
+              name: "CREATE",
+              unit: "req/s",
+              peerName: ceiling,
+              ours: (r) => load(loadgen, api, { method: "POST", url: `${url}/api/v1/namespaces/kube-public/configmaps`, body: createBody("c-{r}-{w}-{i}"), headers: json, expect: 201, tag: String(r) }),
+              peer: (r) => load(loadgen, bare, { method: "POST", url: `${bareUrl}/create`, body: createBody("c-{r}-{w}-{i}"), headers: json, expect: 201, tag: String(r) }),
+              labels,
+              goal: { text: "≥ 0.5 of the ceiling per server CPU-second", min: 0.5, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
       // Each worker updates its own object; unconditional PUTs (configmaps allow them), a new value each time.
       const updateBody = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "u-{w}-0" }, data: { n: "{i}" } });
-      figures.push(
-        await pairFigure(
-          {
-            name: "UPDATE (PUT)",
-            unit: "req/s",
-            peerName: ceiling,
-            ours: () => load(loadgen, api, { method: "PUT", url: `${base}/u-{w}-0`, body: updateBody, headers: json, expect: 200 }),
-            peer: () => load(loadgen, bare, { method: "PUT", url: `${bareUrl}/update`, body: updateBody, headers: json, expect: 200 }),
-            labels,
-          },
-          rounds,
-        ),
-      );
-      figures.push(
-        await pairFigure(
-          {
-            name: `watch fan-out (${WATCHERS} watchers × ${EVENTS} creates)`,
-            unit: "events/s",
-            peerName: "bare node:http, frames serialized once",
-            ours: (r) =>
-              fan(loadgen, api, {
-                watchUrl: `${url}/api/v1/namespaces/fanout-${r}/configmaps?watch=true`,
-                write: { method: "POST", url: `${url}/api/v1/namespaces/fanout-${r}/configmaps`, body: createBody("f-{i}"), headers: json, expect: 201 },
-                watchers: WATCHERS,
-                events: EVENTS,
-                concurrency: CONCURRENCY,
-              }),
-            peer: () =>
-              fan(loadgen, bare, {
-                watchUrl: `${bareUrl}/watch?watch=1`,
-                write: { method: "POST", url: `${bareUrl}/fanout`, body: createBody("f-{i}"), headers: json, expect: 201 },
-                watchers: WATCHERS,
-                events: EVENTS,
-                concurrency: CONCURRENCY,
-              }),
-            labels,
-            goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
+      if (want("update"))
+        figures.push(
+          await pairFigure(
+            {
+              name: "UPDATE (PUT)",
+              unit: "req/s",
+              peerName: ceiling,
+              ours: () => load(loadgen, api, { method: "PUT", url: `${base}/u-{w}-0`, body: updateBody, headers: json, expect: 200 }),
+              peer: () => load(loadgen, bare, { method: "PUT", url: `${bareUrl}/update`, body: updateBody, headers: json, expect: 200 }),
+              labels,
+            },
+            rounds,
+          ),
+        );
+      if (want("fanout"))
+        figures.push(
+          await pairFigure(
+            {
+              name: `watch fan-out (${WATCHERS} watchers × ${EVENTS} creates)`,
+              unit: "events/s",
+              peerName: "bare node:http, frames serialized once",
+              ours: (r) =>
+                fan(loadgen, api, {
+                  watchUrl: `${url}/api/v1/namespaces/fanout-${r}/configmaps?watch=true`,
+                  write: { method: "POST", url: `${url}/api/v1/namespaces/fanout-${r}/configmaps`, body: createBody("f-{i}"), headers: json, expect: 201 },
+                  watchers: WATCHERS,
+                  events: EVENTS,
+                  concurrency: CONCURRENCY,
+                }),
+              peer: () =>
+                fan(loadgen, bare, {
+                  watchUrl: `${bareUrl}/watch?watch=1`,
+                  write: { method: "POST", url: `${bareUrl}/fanout`, body: createBody("f-{i}"), headers: json, expect: 201 },
+                  watchers: WATCHERS,
+                  events: EVENTS,
+                  concurrency: CONCURRENCY,
+                }),
+              labels,
+              goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
       await stopAll(api, bare);
 
-      // The cost of the server's own metrics: the same GET with metrics off, same process layout.
-      const [withMetrics, without] = await Promise.all([
-        start(serversModule, "apiserver", { options: { insecureHttp: true, server: { maxInFlight: 10_000 } } }, "kubeloop"),
-        start(serversModule, "apiserver", { options: { insecureHttp: true, server: { maxInFlight: 10_000, metrics: false } } }, "kubeloop-no-metrics"),
-      ]);
-      const urlOf = async (p: Proc) => (await p.call<ApiServerInfo>("info")).url;
-      for (const p of [withMetrics, without]) await p.call("configMaps", "default", "cm-", 1, {}, 64);
-      const [u1, u2] = [await urlOf(withMetrics), await urlOf(without)];
-      figures.push(
-        await pairFigure(
-          {
-            name: "GET one object, server metrics on",
-            unit: "req/s",
-            peerName: "the same server with metrics off",
-            ours: () => load(loadgen, withMetrics, { method: "GET", url: `${u1}/api/v1/namespaces/default/configmaps/cm-0` }),
-            peer: () => load(loadgen, without, { method: "GET", url: `${u2}/api/v1/namespaces/default/configmaps/cm-0` }),
-            labels: { ours: "kubeloop", peer: "kubeloop-no-metrics" },
-            goal: { text: "≥ 0.97 (metrics cost ≤ 3%)", min: 0.97, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
-      await stopAll(withMetrics, without);
-
-      // HTTPS with client certificates: identity from the certificate, RBAC for every request.
-      const secure = await start(serversModule, "apiserver", { options: { server: { maxInFlight: 10_000 } } }, "kubeloop-https");
-      const sinfo = await secure.call<ApiServerInfo>("info");
-      await secure.call("configMaps", "default", "cm-", 1, {}, 64);
-      const bareTLS = await start(bareModule, "bare", { tls: sinfo.serving }, "bare-https");
-      const bareTLSUrl = await bareTLS.call<string>("url");
-      const tlsGet = await fetchText(`${sinfo.url}/api/v1/namespaces/default/configmaps/cm-0`, sinfo.client);
-      await bareTLS.call("route", "/get", { status: 200, body: tlsGet });
-      figures.push(
-        await pairFigure(
-          {
-            name: "GET one object over HTTPS with a client certificate",
-            unit: "req/s",
-            peerName: "bare node:https, same certificate and bytes",
-            ours: () => load(loadgen, secure, { method: "GET", url: `${sinfo.url}/api/v1/namespaces/default/configmaps/cm-0` }, sinfo.client),
-            peer: () => load(loadgen, bareTLS, { method: "GET", url: `${bareTLSUrl}/get` }, sinfo.client),
-            labels: { ours: "kubeloop-https", peer: "bare-https" },
-            goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
-          },
-          rounds,
-        ),
-      );
+      if (want("metrics")) {
+        // The cost of the server's own metrics: the same GET with metrics off, same process layout.
+        const [withMetrics, without] = await Promise.all([
+          start(serversModule, "apiserver", { options: { insecureHttp: true, server: { maxInFlight: 10_000 } } }, "kubeloop"),
+          start(serversModule, "apiserver", { options: { insecureHttp: true, server: { maxInFlight: 10_000, metrics: false } } }, "kubeloop-no-metrics"),
+        ]);
+        const urlOf = async (p: Proc) => (await p.call<ApiServerInfo>("info")).url;
+        for (const p of [withMetrics, without]) await p.call("configMaps", "default", "cm-", 1, {}, 64);
+        const [u1, u2] = [await urlOf(withMetrics), await urlOf(without)];
+        figures.push(
+          await pairFigure(
+            {
+              name: "GET one object, server metrics on",
+              unit: "req/s",
+              peerName: "the same server with metrics off",
+              ours: () => load(loadgen, withMetrics, { method: "GET", url: `${u1}/api/v1/namespaces/default/configmaps/cm-0` }),
+              peer: () => load(loadgen, without, { method: "GET", url: `${u2}/api/v1/namespaces/default/configmaps/cm-0` }),
+              labels: { ours: "kubeloop", peer: "kubeloop-no-metrics" },
+              goal: { text: "≥ 0.97 (metrics cost ≤ 3%)", min: 0.97, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
+        await stopAll(withMetrics, without);
+      }
+      if (want("https")) {
+        // HTTPS with client certificates: identity from the certificate, RBAC for every request.
+        const secure = await start(serversModule, "apiserver", { options: { server: { maxInFlight: 10_000 } } }, "kubeloop-https");
+        const sinfo = await secure.call<ApiServerInfo>("info");
+        await secure.call("configMaps", "default", "cm-", 1, {}, 64);
+        const bareTLS = await start(bareModule, "bare", { tls: sinfo.serving }, "bare-https");
+        const bareTLSUrl = await bareTLS.call<string>("url");
+        const tlsGet = await fetchText(`${sinfo.url}/api/v1/namespaces/default/configmaps/cm-0`, sinfo.client);
+        await bareTLS.call("route", "/get", { status: 200, body: tlsGet });
+        figures.push(
+          await pairFigure(
+            {
+              name: "GET one object over HTTPS with a client certificate",
+              unit: "req/s",
+              peerName: "bare node:https, same certificate and bytes",
+              ours: () => load(loadgen, secure, { method: "GET", url: `${sinfo.url}/api/v1/namespaces/default/configmaps/cm-0` }, sinfo.client),
+              peer: () => load(loadgen, bareTLS, { method: "GET", url: `${bareTLSUrl}/get` }, sinfo.client),
+              labels: { ours: "kubeloop-https", peer: "bare-https" },
+              goal: { text: "≥ 0.85 of the ceiling per server CPU-second", min: 0.85, on: "cpuRatio" },
+            },
+            rounds,
+          ),
+        );
+      }
       return figures;
     } finally {
       await procs.stop();

@@ -294,27 +294,28 @@ function requirementErrors(key: string, operator: string, values: readonly strin
   const ke = keyError("key", key);
   if (ke) errs.push(ke);
   const vals = values ?? [];
-  const shown = goStringSlice(values);
+  // Only error messages show the values: formatted when one is written, not for every parse.
+  const shown = () => goStringSlice(values);
   switch (operator) {
     case "in":
     case "notin":
-      if (vals.length === 0) errs.push(`values: Invalid value: ${shown}: for 'in', 'notin' operators, values set can't be empty`);
+      if (vals.length === 0) errs.push(`values: Invalid value: ${shown()}: for 'in', 'notin' operators, values set can't be empty`);
       break;
     case "=":
     case "==":
     case "!=":
-      if (vals.length !== 1) errs.push(`values: Invalid value: ${shown}: exact-match compatibility requires one single value`);
+      if (vals.length !== 1) errs.push(`values: Invalid value: ${shown()}: exact-match compatibility requires one single value`);
       break;
     case "exists":
     case "!":
       if (vals.length !== 0) {
-        errs.push(`values: Invalid value: ${shown}: values set must be empty for exists and does not exist`);
+        errs.push(`values: Invalid value: ${shown()}: values set must be empty for exists and does not exist`);
       }
       break;
     case "gt":
     case "lt":
       if (vals.length !== 1) {
-        errs.push(`values: Invalid value: ${shown}: for 'Gt', 'Lt' operators, exactly one value is required`);
+        errs.push(`values: Invalid value: ${shown()}: for 'Gt', 'Lt' operators, exactly one value is required`);
       }
       vals.forEach((v, i) => {
         if (parseInt64(v) === undefined) {

@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.js";
 import { isMutatingMethod, type ApiServerMetrics } from "./metrics.js";
-import { applyPatchType, requestLabels, type RequestLabels } from "./requestlabels.js";
+import { RequestLabelsCache } from "./requestlabels.js";
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -45,34 +45,13 @@ async function serveMetrics(m: ApiServerMetrics, opts: InstrumentOptions, req: I
   }
 }
 
-/** Request lines whose labels are kept (then the table starts over): a bound on memory, not a tuning knob. */
+/** Request lines whose labels are kept: a bound on memory, not a tuning knob. */
 const maxKeptLabels = 4096;
-
-/**
- * The labels of a request line, kept per method, target and (for PATCH, the only method whose
- * verb depends on it) whether the body is an apply patch: the labels depend on nothing else, and
- * clients repeat request lines (every create of a kind POSTs to its collection), so a repeated
- * line is neither parsed again nor its metric children looked up again (metrics.ts keeps them
- * per labels object). Kept objects are shared: never changed after `requestLabels` built them.
- */
-class LabelsTable {
-  private readonly kept = new Map<string, RequestLabels | null>();
-
-  get(method: string | undefined, target: string, contentType: string | undefined): RequestLabels | undefined {
-    const m = method ?? "GET";
-    const key = m === "PATCH" ? `PATCH ${contentType?.startsWith(applyPatchType) ? "apply" : "patch"} ${target}` : `${m} ${target}`;
-    const got = this.kept.get(key);
-    if (got !== undefined) return got ?? undefined;
-    const labels = requestLabels(method, target, contentType);
-    if (this.kept.size >= maxKeptLabels) this.kept.clear();
-    this.kept.set(key, labels ?? null);
-    return labels;
-  }
-}
 
 /** Wraps `handler` with the request metrics and the /metrics endpoint. */
 export function instrumentRequests(m: ApiServerMetrics, handler: RequestListener, opts: InstrumentOptions): RequestListener {
-  const table = new LabelsTable();
+  // Labels objects are kept per request line, so metrics.ts resolves their series once.
+  const labelsOf = new RequestLabelsCache(maxKeptLabels);
   return (req, res) => {
     const target = req.url ?? "/";
     if (isMetricsPath(target)) {
@@ -80,7 +59,7 @@ export function instrumentRequests(m: ApiServerMetrics, handler: RequestListener
       return;
     }
     const start = performance.now();
-    const labels = table.get(req.method, target, req.headers["content-type"]);
+    const labels = labelsOf.labels(req.method, target, req.headers["content-type"]);
     if (labels?.longRunning) {
       const gauge = m.longRunningGauge(labels);
       gauge.inc();

@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { MemoryStorage } from "../storage/memory.js";
 import { ApiServerMetrics, InFlightRequests, equalApartFromVolatile } from "./metrics.js";
 import { instrumentRequests } from "./instrument.js";
-import { requestLabels } from "./requestlabels.js";
+import { RequestLabelsCache, requestLabels } from "./requestlabels.js";
 
 describe("requestLabels (kube-apiserver's reported verb and scope)", () => {
   const cases: Array<[string, string, string | undefined, Partial<ReturnType<typeof requestLabels>> | undefined]> = [
@@ -33,6 +33,22 @@ describe("requestLabels (kube-apiserver's reported verb and scope)", () => {
     const got = requestLabels(method, target, contentType);
     if (want === undefined) expect(got).toBeUndefined();
     else expect(got).toMatchObject(want);
+  });
+  it.each(cases)("remembered: %s %s", (method, target, contentType, want) => {
+    const cache = new RequestLabelsCache();
+    const first = cache.labels(method, target, contentType);
+    expect(first).toEqual(requestLabels(method, target, contentType));
+    expect(cache.labels(method, target, contentType)).toBe(first);
+    if (want !== undefined) expect(Object.isFrozen(first)).toBe(true);
+  });
+  it("keeps PATCH and apply PATCH of one target apart, and forgets the oldest target", () => {
+    const cache = new RequestLabelsCache(2);
+    const t = "/api/v1/namespaces/default/pods/web";
+    expect(cache.labels("PATCH", t, "application/merge-patch+json")?.verb).toBe("PATCH");
+    expect(cache.labels("PATCH", t, "application/apply-patch+yaml")?.verb).toBe("APPLY");
+    const get = cache.labels("GET", t, undefined);
+    expect(cache.labels("GET", t, undefined)).toBe(get);
+    expect(cache.labels("PATCH", t, undefined)?.verb).toBe("PATCH");
   });
 });
 

@@ -100,3 +100,27 @@ export function requestLabels(method: string | undefined, target: string, conten
     longRunning: watch || connect,
   };
 }
+
+/**
+ * requestLabels for a request, remembered per method and target (and, for PATCH, whether the
+ * content type is apply): clients repeat the same targets, and the labels are a pure function
+ * of these. The labels returned are shared and frozen; `undefined` results are remembered too.
+ * Bounded: the oldest target goes first.
+ */
+export class RequestLabelsCache {
+  private readonly known = new Map<string, RequestLabels | undefined>();
+
+  constructor(private readonly max = 1024) {}
+
+  labels(method: string | undefined, target: string, contentType: string | undefined): RequestLabels | undefined {
+    const m = method ?? "GET";
+    const key = m === "PATCH" ? `PATCH${contentType !== undefined && contentType.startsWith(applyPatchType) ? "+apply" : ""} ${target}` : `${m} ${target}`;
+    const k = this.known;
+    const hit = k.get(key);
+    if (hit !== undefined || k.has(key)) return hit;
+    const l = requestLabels(method, target, contentType);
+    if (k.size >= this.max) k.delete(k.keys().next().value as string);
+    k.set(key, l && Object.freeze(l));
+    return l;
+  }
+}

@@ -35,7 +35,8 @@ import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError
 import type { FieldTracker, ResourceHooks, Undo, WriteContext } from "./context.js";
 import { decodeContinue, encodeContinue } from "./continuetoken.js";
 import { VersionView } from "./conversion.js";
-import { collectionPrefix, objectKey } from "./keys.js";
+import { collectionPrefix, objectKey, resourcePrefix } from "./keys.js";
+import { ListCache } from "./listcache.js";
 import { formatTime, generateName, newUID } from "./metadata.js";
 import { requireObjectMetaTypes } from "./metatypes.js";
 import { parseResourceVersion, type DeleteOptions, type ListOptions } from "./options.js";
@@ -245,8 +246,24 @@ export class ResourceStore {
     return this.supportedFields.has(key);
   }
 
+  /**
+   * Predicates of recently used selector pairs: a predicate is a pure function of the two
+   * selector texts (and of this store's strategy, which does not change), and clients repeat the
+   * same selectors (informers, kubectl), so each pair is parsed once. Bounded: the oldest goes
+   * first. Selectors that fail to parse are not kept (every request gets its 400).
+   */
+  private readonly predicates = new Map<string, ObjectPredicate | undefined>();
+
   predicate(labelSelector: string, fieldSelector: string): ObjectPredicate | undefined {
-    return selectionPredicate(labelSelector, fieldSelector, (o) => this.strategy.fieldSet(o), (k) => this.supportsField(k));
+    if (labelSelector === "" && fieldSelector === "") return undefined;
+    const key = `${labelSelector}\x00${fieldSelector}`;
+    const m = this.predicates;
+    const hit = m.get(key);
+    if (hit !== undefined || m.has(key)) return hit;
+    const p = selectionPredicate(labelSelector, fieldSelector, (o) => this.strategy.fieldSet(o), (k) => this.supportsField(k));
+    if (m.size >= 256) m.delete(m.keys().next().value as string);
+    m.set(key, p);
+    return p;
   }
 
   async list(namespace: string | undefined, opts: ListOptions): Promise<KubeList> {
@@ -281,6 +298,14 @@ export class ResourceStore {
         }
       }
     }
+    // An unpaged LIST at the current revision: reused while nothing of this resource is written (listcache.ts).
+    const cacheable = revision === undefined && startKey === undefined && !(opts.limit > 0);
+    const cacheKey = cacheable ? `${prefix}\x00${opts.labelSelector}\x00${opts.fieldSelector}` : "";
+    if (cacheable) {
+      const hit = this.listCache.get(cacheKey);
+      if (hit) return { apiVersion: this.apiVersion, kind: this.strategy.names.listKind, metadata: { resourceVersion: String(storage.currentRevision()) }, items: hit.items as KubeObject[] };
+    }
+    const generation = cacheable ? this.listCache.generation() : undefined;
     let result;
     try {
       result = await storage.list(prefix, { revision, startKey, limit: opts.limit, predicate });
@@ -293,12 +318,20 @@ export class ResourceStore {
       metadata.continue = encodeContinue(result.revision, result.nextKey.slice(prefix.length));
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
     }
+    const items = result.items.map((i) => this.present(i.object));
     return {
       apiVersion: this.apiVersion,
       kind: this.strategy.names.listKind,
       metadata,
-      items: result.items.map((i) => this.present(i.object)),
+      items: cacheable ? (this.listCache.set(cacheKey, generation, items) as KubeObject[]) : items,
     };
+  }
+
+  private listCacheOf: ListCache | undefined;
+
+  /** Recent unpaged LIST results (listcache.ts), made on first use. */
+  private get listCache(): ListCache {
+    return (this.listCacheOf ??= new ListCache(this.deps.storage, resourcePrefix(this.gr.group, this.gr.resource)));
   }
 
   // ---- create ------------------------------------------------------------------------------

@@ -41,16 +41,6 @@ function expiredEvent(requested: number, oldest: number): WatchOutEvent {
   return { type: "ERROR", object: StatusError.expired(`too old resource version: ${requested} (${oldest})`).status };
 }
 
-/** Waits for the first of: the promise, or the timer after `ms`; resolves undefined on timer. */
-function raceTimer<T>(clock: Clock, p: Promise<T>, ms: number): Promise<T | undefined> {
-  if (!Number.isFinite(ms)) return p;
-  let timer: Timer | undefined;
-  const t = new Promise<undefined>((resolve) => {
-    timer = clock.setTimer(Math.max(0, ms), () => resolve(undefined));
-  });
-  return Promise.race([p, t]).finally(() => timer?.cancel());
-}
-
 export async function* watchCollection(
   store: ResourceStore,
   namespace: string | undefined,
@@ -113,33 +103,58 @@ export async function* watchCollection(
     const it = sw[Symbol.asyncIterator]();
     let pending: Promise<IteratorResult<StorageEvent>> | undefined;
     let settled = false;
-    while (!signal.aborted) {
-      if (!pending) {
-        settled = false;
-        pending = it.next();
-        void pending.then(() => (settled = true));
-      }
-      const now = clock.now();
-      const wake = Math.min(deadline, bookmarks ? nextBookmark : Infinity) - now;
-      const r = await raceTimer(clock, pending, wake);
-      if (r === undefined) {
-        // Timer: caught up with the store unless an event is waiting to be read.
-        const rvNow = settled ? lastRev : Math.max(lastRev, storage.currentRevision());
-        if (clock.now() >= deadline) {
-          if (bookmarks) yield bookmark(rvNow);
-          return;
+    // One timer for the next wake-up (the deadline or the next bookmark), kept across events:
+    // both times change only when it fires, so events neither read the clock nor set a timer.
+    let timer: Timer | undefined;
+    let fired = false;
+    let wakeWaiter: ((v: undefined) => void) | undefined;
+    const arm = () => {
+      fired = false;
+      const wake = Math.min(deadline, bookmarks ? nextBookmark : Infinity) - clock.now();
+      if (!Number.isFinite(wake)) return;
+      timer = clock.setTimer(Math.max(0, wake), () => {
+        fired = true;
+        timer = undefined;
+        wakeWaiter?.(undefined);
+      });
+    };
+    arm();
+    try {
+      while (!signal.aborted) {
+        if (!pending) {
+          settled = false;
+          pending = it.next();
+          void pending.then(() => (settled = true));
         }
-        if (bookmarks) yield bookmark(rvNow);
-        nextBookmark = clock.now() + interval;
-        continue;
+        const next = pending;
+        const r = fired
+          ? undefined
+          : await new Promise<IteratorResult<StorageEvent> | undefined>((resolve, reject) => {
+              wakeWaiter = resolve;
+              next.then(resolve, reject);
+            });
+        if (r === undefined) {
+          // Timer: caught up with the store unless an event is waiting to be read.
+          const rvNow = settled ? lastRev : Math.max(lastRev, storage.currentRevision());
+          if (clock.now() >= deadline) {
+            if (bookmarks) yield bookmark(rvNow);
+            return;
+          }
+          if (bookmarks) yield bookmark(rvNow);
+          nextBookmark = clock.now() + interval;
+          arm();
+          continue;
+        }
+        pending = undefined;
+        if (r.done) return;
+        const ev = r.value;
+        lastRev = ev.rev;
+        if (rv !== undefined && ev.rev <= rv) continue;
+        const out = transform(ev, matches);
+        if (out) yield store.converts ? { type: out.type, object: store.present(out.object as KubeObject) } : out;
       }
-      pending = undefined;
-      if (r.done) return;
-      const ev = r.value;
-      lastRev = ev.rev;
-      if (rv !== undefined && ev.rev <= rv) continue;
-      const out = transform(ev, matches);
-      if (out) yield store.converts ? { type: out.type, object: store.present(out.object as KubeObject) } : out;
+    } finally {
+      timer?.cancel();
     }
   } finally {
     sw.close();

@@ -14,6 +14,8 @@ describe("response serialization", () => {
     ["an empty list", { kind: "ConfigMapList", metadata: {}, items: [] }],
     ["a list whose items are not last", { items: [deepFreeze(cm("g"))], kind: "ConfigMapList" }],
     ["a list with a non-object item", { kind: "List", items: [deepFreeze(cm("h")), null, 3] }],
+    ["a list whose items array is frozen", { kind: "ConfigMapList", metadata: { resourceVersion: "5" }, items: Object.freeze([deepFreeze(cm("p")), deepFreeze(cm("q"))]) }],
+    ["a frozen items array with a non-object item", { kind: "List", items: Object.freeze([deepFreeze(cm("r")), null]) }],
     ["a list with an undefined item", { kind: "List", items: [undefined, deepFreeze(cm("i"))] }],
     ["a list with an undefined field after items", { kind: "List", items: [deepFreeze(cm("j"))], extra: undefined }],
     ["a Status", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", code: 404 }],
@@ -34,6 +36,15 @@ describe("response serialization", () => {
     expect(chunks).toHaveLength(5);
     expect(chunks[1]).toBe(objectBytes(items[0]));
     expect(chunks[3]).toBe(objectBytes(items[1]));
+  });
+
+  it("keeps the bytes of a frozen items array beside it, whatever the list's metadata", () => {
+    const items = Object.freeze([deepFreeze(cm("s")), deepFreeze(cm("t"))]);
+    const a = bodyChunks({ kind: "ConfigMapList", metadata: { resourceVersion: "1" }, items });
+    const b = bodyChunks({ kind: "ConfigMapList", metadata: { resourceVersion: "2" }, items });
+    expect(a.chunks).toHaveLength(3);
+    expect(b.chunks[1]).toBe(a.chunks[1]);
+    expect(bodyBytes({ kind: "ConfigMapList", metadata: { resourceVersion: "2" }, items }).toString()).toBe(JSON.stringify({ kind: "ConfigMapList", metadata: { resourceVersion: "2" }, items }));
   });
 
   it("encodes a frozen object once and reuses the bytes", () => {

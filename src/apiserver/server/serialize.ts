@@ -39,7 +39,7 @@ const single = (b: Buffer): BodyChunks => ({ chunks: [b], length: b.length });
 /**
  * The UTF-8 of JSON.stringify(body) for a response body, as chunks: a list whose `items` is its
  * last field (every *List the server builds) is the list's head, then each item's cached bytes
- * with a comma or the closing `]}` — written as they are (writev), never copied into one Buffer.
+ * with a comma or the closing `]}`; nothing is serialized again but the head.
  */
 export function bodyChunks(body: unknown): BodyChunks {
   if (typeof body !== "object" || body === null) return single(Buffer.from(JSON.stringify(body)));
@@ -49,9 +49,22 @@ export function bodyChunks(body: unknown): BodyChunks {
   let last: string | undefined;
   for (const k in body) last = k;
   if (last !== "items") return single(Buffer.from(JSON.stringify(body)));
-  const parts = new Array<Buffer>(items.length * 2 + 1);
   // The same object with an empty list ends in `"items":[]}`; the items go between the brackets.
-  parts[0] = Buffer.from(JSON.stringify({ ...body, items: [] }).slice(0, -2));
+  const head = Buffer.from(JSON.stringify({ ...body, items: [] }).slice(0, -2));
+  if (Object.isFrozen(items)) {
+    // A frozen items array (a LIST result the store reuses, rest/listcache.ts) never changes:
+    // the bytes between its brackets are kept beside it.
+    let joined = encodedItems.get(items);
+    if (joined === undefined) {
+      const own = itemChunks(items);
+      if (own === undefined) return single(Buffer.from(JSON.stringify(body)));
+      joined = own;
+      encodedItems.set(items, joined);
+    }
+    return { chunks: [head, joined, close], length: head.length + joined.length + close.length };
+  }
+  const parts = new Array<Buffer>(items.length * 2 + 1);
+  parts[0] = head;
   let length = parts[0].length + items.length;
   for (let i = 0; i < items.length; i++) {
     const item: unknown = items[i];
@@ -66,10 +79,50 @@ export function bodyChunks(body: unknown): BodyChunks {
   return { chunks: parts, length: length + 1 };
 }
 
-/** The UTF-8 of JSON.stringify(body) for a response body, in one Buffer (see bodyChunks). */
+/** Bytes of the items of frozen arrays, comma-separated, without the brackets. */
+const encodedItems = new WeakMap<readonly unknown[], Buffer>();
+
+/** `item,item,…` of a non-empty array of objects in one Buffer; undefined if an item is no object. */
+function itemChunks(items: readonly unknown[]): Buffer | undefined {
+  const parts = new Array<Buffer>(items.length);
+  let length = items.length - 1;
+  for (let i = 0; i < items.length; i++) {
+    const item: unknown = items[i];
+    if (typeof item !== "object" || item === null) return undefined;
+    parts[i] = objectBytes(item);
+    length += parts[i].length;
+  }
+  const out = Buffer.allocUnsafe(length);
+  let pos = 0;
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) out[pos++] = 0x2c; // ","
+    out.set(parts[i], pos);
+    pos += parts[i].length;
+  }
+  return out;
+}
+
+/**
+ * The UTF-8 of JSON.stringify(body) for a response body, in one Buffer (see bodyChunks). This is
+ * what responses write: copying a 500-item list's cached bytes into one buffer takes tens of
+ * microseconds, while handing them to the socket as a thousand chunks (one `res.write` each, then
+ * a writev of that many buffers) cost ~0.3–0.5 ms of server CPU per request more, measured with
+ * each side in its own process (bench/README.md, branch `listget`).
+ */
 export function bodyBytes(body: unknown): Buffer {
-  const { chunks, length } = bodyChunks(body);
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks as Buffer[], length);
+  return joinChunks(bodyChunks(body));
+}
+
+/** The chunks of a body in one Buffer (the chunk itself when there is one). */
+export function joinChunks({ chunks, length }: BodyChunks): Buffer {
+  if (chunks.length === 1) return chunks[0];
+  const out = Buffer.allocUnsafe(length);
+  let pos = 0;
+  for (const c of chunks) {
+    out.set(c, pos);
+    pos += c.length;
+  }
+  return out;
 }
 
 /*
