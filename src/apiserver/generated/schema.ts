@@ -286,9 +286,19 @@ export function typeInfo(key: string): TypeInfo | undefined {
 /** The schema of a kind registered in kube-apiserver's scheme, e.g. ("apps", "v1", "Deployment"). */
 export function kindInfo(group: string, version: string, kind: string): TypeInfo | undefined {
   const k = `${group}/${version}/${kind}`;
-  const key = Object.hasOwn(file.kinds, k) ? file.kinds[k] : undefined;
-  return key === undefined ? undefined : typeInfo(key);
+  let t = kindCache.get(k);
+  if (t === undefined) {
+    const key = Object.hasOwn(file.kinds, k) ? file.kinds[k] : undefined;
+    t = (key === undefined ? undefined : typeInfo(key)) ?? null;
+    // Bounded by the kinds asked for: built-in ones plus whatever custom kinds requests name.
+    if (kindCache.size >= 4096) kindCache.clear();
+    kindCache.set(k, t);
+  }
+  return t ?? undefined;
 }
+
+/** "group/version/Kind" → its TypeInfo (null: not a built-in kind), as looked up so far. */
+const kindCache = new Map<string, TypeInfo | null>();
 
 /** Every type key in the table. */
 export function typeKeys(): readonly string[] {
