@@ -12,6 +12,8 @@ export {
 export type { Finalizable } from "./constants.js";
 export {
   PVCProtectionController,
+  PVCBatches,
+  LazyLivePodList,
   POD_PVC_INDEX,
   podPVCIndexKeys,
   podUsesPVC,
