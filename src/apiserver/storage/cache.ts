@@ -81,6 +81,16 @@ export class StorageCache {
       else this.apply(ev);
     });
     const rev = this.storage.currentRevision();
+    await this.listAt(rev);
+    const later = held;
+    held = undefined;
+    for (const ev of later) if (ev.rev > rev) this.apply(ev);
+    this.live = !this.stopped;
+    this.release();
+  }
+
+  /** Replaces every slot's objects with the lists at `rev`; the cache has then applied `rev`. */
+  private async listAt(rev: number): Promise<void> {
     for (const slot of this.slots) {
       const m = new Map<string, KubeObject>();
       for (const item of (await this.storage.list(slot.prefix, { revision: rev })).items) m.set(item.key, item.object);
@@ -88,11 +98,6 @@ export class StorageCache {
       slot.version++;
     }
     this.applied = rev;
-    const later = held;
-    held = undefined;
-    for (const ev of later) if (ev.rev > rev) this.apply(ev);
-    this.live = !this.stopped;
-    this.release();
   }
 
   private apply(ev: StorageEvent): void {
@@ -109,13 +114,7 @@ export class StorageCache {
 
   private async relist(): Promise<void> {
     const rev = this.storage.currentRevision();
-    for (const slot of this.slots) {
-      const m = new Map<string, KubeObject>();
-      for (const item of (await this.storage.list(slot.prefix, { revision: rev })).items) m.set(item.key, item.object);
-      slot.objects = m;
-      slot.version++;
-    }
-    this.applied = rev;
+    await this.listAt(rev);
     this.watch = this.storage.watch("/registry/", { fromRevision: rev, maxLag: 1_000_000 });
     this.release();
   }
