@@ -26,9 +26,23 @@ const mapper: ScaleTargetMapper = {
   },
 };
 
+/** One pod as upstream's testCase shapes it (reportedPodReadiness, reportedPodStartTime, reportedPodPhase, reportedPodDeletionTimestamp). */
+interface PodShape {
+  ready?: boolean;
+  /** Started now (hotCPUCreationTime) rather than 3 minutes ago (coolCPUCreationTime). */
+  hot?: boolean;
+  phase?: string;
+  deleting?: boolean;
+}
+
 interface Setup {
   replicas: number;
+  /** Metric values (milli-units) of the first pods, by index. */
   levels: number[];
+  /** The pods, when they are more than the levels or not all running, ready and cool. */
+  pods?: PodShape[];
+  /** Serve the levels from the custom (pods and object) and external metrics APIs too. */
+  custom?: boolean;
   spec?: Partial<HorizontalPodAutoscalerSpec>;
   status?: HorizontalPodAutoscaler["status"];
   missingDeployment?: boolean;
@@ -40,19 +54,22 @@ function setup(s: Setup) {
   const metrics: { info: PodMetricsInfo } = { info: new Map() };
   const client: MetricsClient = {
     getResourceMetric: () => (metrics.info.size === 0 ? Promise.reject(new Error("no metrics returned from resource metrics API")) : Promise.resolve({ metrics: metrics.info, timestampMs: f.clock.now() })),
-    getRawMetric: () => Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered")),
-    getObjectMetric: () => Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered")),
-    getExternalMetric: () => Promise.reject(new Error("unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered")),
+    getRawMetric: () => (s.custom ? Promise.resolve({ metrics: metrics.info, timestampMs: f.clock.now() }) : Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"))),
+    getObjectMetric: () => (s.custom ? Promise.resolve({ value: s.levels[0], timestampMs: f.clock.now() }) : Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"))),
+    getExternalMetric: () => (s.custom ? Promise.resolve({ values: s.levels, timestampMs: f.clock.now() }) : Promise.reject(new Error("unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered"))),
   };
   const hpaCtl = new HorizontalController(f.manager, { mapper, metricsClient: client, cpuInitializationPeriodMs: 2 * 60_000, delayOfInitialReadinessStatusMs: 10_000 });
-  const start = formatTime(now - 3 * 60_000);
-  const pods: Pod[] = s.levels.map((_, i) => ({
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: `web-${i}`, namespace: "default", labels: { app: "web" } },
-    spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu: "1" } } }] },
-    status: { phase: "Running", startTime: start, conditions: [{ type: "Ready", status: "True", lastTransitionTime: start }] },
-  }));
+  const shapes: PodShape[] = s.pods ?? s.levels.map(() => ({}));
+  const pods: Pod[] = shapes.map((shape, i) => {
+    const start = formatTime(shape.hot ? now : now - 3 * 60_000);
+    return {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: `web-${i}`, namespace: "default", labels: { app: "web" }, ...(shape.deleting ? { deletionTimestamp: formatTime(now) } : {}) },
+      spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu: "1" } } }] },
+      status: { phase: shape.phase ?? "Running", startTime: start, conditions: [{ type: "Ready", status: shape.ready === false ? "False" : "True", lastTransitionTime: start }] },
+    };
+  });
   f.seedCache(builtin.pods, ...pods);
   const setLevels = (levels: number[]) => {
     metrics.info = new Map(levels.map((v, i) => [`web-${i}`, { timestampMs: f.clock.now(), windowMs: 30_000, value: v }]));
@@ -355,5 +372,86 @@ describe("HorizontalController sync", () => {
     });
     await t.sync();
     expect(t.read().replicas).toBe(want);
+  });
+});
+
+/**
+ * Upstream horizontal_test.go's controller tables (omerap12/kubernetes@060da168): TestScaleUpCPU,
+ * TestScaleDownCPU, TestScaleUpUnreadyOrHotCpuNoScale, TestScaleUpCM, TestScaleUpCMObject (the
+ * HPAScaleToZero-off cases) and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
+ * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
+ * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
+ * metrics client.
+ */
+describe("upstream horizontal_test.go controller tables", () => {
+  const cpu = (averageUtilization: number): Partial<HorizontalPodAutoscalerSpec> => ({ metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization } } }] });
+  const qps = { metrics: [{ type: "Pods", pods: { metric: { name: "qps" }, target: { type: "AverageValue", averageValue: "15" } } }] };
+  const object = (target: { type: string; value?: string; averageValue?: string }) => ({
+    metrics: [{ type: "Object", object: { describedObject: { apiVersion: "apps/v1", kind: "Deployment", name: "some-deployment" }, metric: { name: "qps" }, target } }],
+  });
+  const shapes = (n: number, f: (i: number) => PodShape) => Array.from({ length: n }, (_, i) => f(i));
+  /** statusOkWithOverrides. */
+  const ok = (overrides: Record<string, string> = {}) => ({ AbleToScale: "True SucceededRescale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange", ...overrides });
+  const range = (min: number, max: number) => ({ minReplicas: min, maxReplicas: max });
+
+  interface Case {
+    name: string;
+    s: Setup;
+    /** recommendations: []timestampedRecommendation{} — no initial recommendation holds a scale-down. */
+    emptyLog?: boolean;
+    replicas: number;
+    conditions?: Record<string, string>;
+    utilization?: number;
+  }
+
+  it.each<Case>([
+    // TestScaleUpCPU
+    { name: "TestScaleUpCPU: scale up", s: { replicas: 3, levels: [300, 500, 700], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 5, conditions: ok() },
+    { name: "TestScaleUpCPU: scale up with unready pods results in less scale", s: { replicas: 3, levels: [300, 500, 700], pods: [{ ready: false }, {}, {}], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 4 },
+    { name: "TestScaleUpCPU: scale up with hot cpu pods results in less scale", s: { replicas: 3, levels: [300, 500, 700], pods: [{ hot: true }, {}, {}], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 4 },
+    { name: "TestScaleUpCPU: scale up ignores failed pods", s: { replicas: 2, levels: [500, 700], pods: [{}, {}, { ready: false, phase: "Failed" }, { ready: false, phase: "Failed" }], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 4 },
+    { name: "TestScaleUpCPU: scale up ignores deletion pods", s: { replicas: 2, levels: [500, 700], pods: [{}, {}, { ready: false, deleting: true }, { ready: false, deleting: true }], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 4 },
+    { name: "TestScaleUpCPU: no scale up when all unready pods bring utilization within target", s: { replicas: 3, levels: [400, 500, 700], pods: [{}, { ready: false }, { ready: false }], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 3 },
+    // TestScaleDownCPU
+    { name: "TestScaleDownCPU: scale down", s: { replicas: 5, levels: [100, 300, 500, 250, 250], spec: { ...range(2, 6), ...cpu(50) } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCPU: scale down includes unready pods", s: { replicas: 5, levels: [100, 300, 500, 250, 250], pods: [{}, {}, {}, { ready: false }, { ready: false }], spec: { ...range(2, 6), ...cpu(50) } }, emptyLog: true, replicas: 2 },
+    { name: "TestScaleDownCPU: scale down ignores hot cpu pods", s: { replicas: 5, levels: [100, 300, 500, 250, 250], pods: [{}, {}, {}, { hot: true }, { hot: true }], spec: { ...range(2, 6), ...cpu(50) } }, emptyLog: true, replicas: 2 },
+    { name: "TestScaleDownCPU: scale down ignores failed pods", s: { replicas: 5, levels: [100, 300, 500, 250, 250], pods: shapes(7, (i) => (i < 5 ? {} : { ready: false, phase: "Failed" })), spec: { ...range(2, 6), ...cpu(50) } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCPU: scale down ignores deletion pods", s: { replicas: 5, levels: [100, 300, 500, 250, 250], pods: shapes(7, (i) => (i < 5 ? {} : { ready: false, deleting: true })), spec: { ...range(2, 6), ...cpu(50) } }, emptyLog: true, replicas: 3 },
+    // TestScaleUpUnreadyOrHotCpuNoScale: the utilization is the ready pods' 40 %.
+    { name: "TestScaleUpUnreadyOrHotCpuNoScale: unready pods excluded from scaling", s: { replicas: 3, levels: [400, 500, 700], pods: [{}, { ready: false }, { ready: false }], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }), utilization: 40 },
+    { name: "TestScaleUpUnreadyOrHotCpuNoScale: hot CPU pods excluded from scaling", s: { replicas: 3, levels: [400, 500, 700], pods: [{}, { ready: false, hot: true }, { ready: false, hot: true }], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }), utilization: 40 },
+    // TestScaleUpCM: a Pods metric qps, averageValue 15 — readiness does not matter.
+    { name: "TestScaleUpCM: scale up custom metric", s: { replicas: 3, levels: [20000, 10000, 30000], custom: true, spec: { ...range(2, 6), ...qps } }, replicas: 4 },
+    { name: "TestScaleUpCM: unready and hot cpu pods do not reduce scale for custom metric", s: { replicas: 3, levels: [50000, 10000, 30000], pods: [{}, {}, { ready: false, hot: true }], custom: true, spec: { ...range(2, 6), ...qps } }, replicas: 6 },
+    { name: "TestScaleUpCM: unready and hot cpu pods scale to max with scaling limited condition", s: { replicas: 3, levels: [50000, 15000, 30000], pods: [{ ready: false, hot: true }, {}, { ready: false, hot: true }], custom: true, spec: { ...range(2, 6), ...qps } }, replicas: 6, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
+    // TestScaleUpCMObject
+    { name: "TestScaleUpCMObject: scale up object metric with value target", s: { replicas: 3, levels: [20000], pods: shapes(3, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "Value", value: "15" }) } }, replicas: 4 },
+    { name: "TestScaleUpCMObject: scale up per-pod object metric with average value target", s: { replicas: 3, levels: [40000], pods: shapes(3, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "AverageValue", averageValue: "10" }) } }, replicas: 4 },
+    {
+      name: "TestScaleUpCMObject: scale up from zero with feature gate disabled",
+      s: { replicas: 0, levels: [20000], pods: [], custom: true, spec: { ...range(0, 6), ...object({ type: "Value", value: "15" }) }, status: { currentReplicas: 0, desiredReplicas: 0, conditions: [{ type: "ScaledToZero", status: "True", reason: "ScaledToZero" }] } },
+      replicas: 0,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" },
+    },
+    {
+      name: "TestScaleUpCMObject: scale up from zero ignores tolerance with feature gate disabled",
+      s: { replicas: 0, levels: [1000], pods: [], custom: true, spec: { ...range(0, 6), ...object({ type: "Value", value: "1" }) }, status: { currentReplicas: 0, desiredReplicas: 0, conditions: [{ type: "ScaledToZero", status: "True", reason: "ScaledToZero" }] } },
+      replicas: 0,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" },
+    },
+    // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
+    { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
+    { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
+  ])("$name", async (c) => {
+    const t = setup(c.s);
+    if (c.emptyLog) t.hpaCtl.memory.recommendations.set("default/web", []);
+    await t.sync();
+    expect(t.read().replicas).toBe(c.replicas);
+    expect(t.read().status?.desiredReplicas).toBe(c.replicas);
+    if (c.conditions) expect(t.conditions()).toEqual(c.conditions);
+    if (c.utilization !== undefined) expect(t.read().status?.currentMetrics?.[0]?.resource?.current.averageUtilization).toBe(c.utilization);
+    expect(t.f.recorder.events.filter((e) => e.startsWith("Normal SuccessfulRescale"))).toHaveLength(c.replicas === c.s.replicas ? 0 : 1);
   });
 });
