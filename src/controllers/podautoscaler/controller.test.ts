@@ -378,7 +378,8 @@ describe("HorizontalController sync", () => {
 /**
  * Upstream horizontal_test.go's controller tables (omerap12/kubernetes@060da168): TestScaleUpCPU,
  * TestScaleDownCPU, TestScaleUpUnreadyOrHotCpuNoScale, TestScaleUpCM, TestScaleUpCMObject (the
- * HPAScaleToZero-off cases) and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * HPAScaleToZero-off cases), TestScaleUpCMExternal, TestScaleDownStabilizeInitialSize, TestScaleDownCM
+ * (the gate-off cases) and TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -390,6 +391,7 @@ describe("upstream horizontal_test.go controller tables", () => {
   const object = (target: { type: string; value?: string; averageValue?: string }) => ({
     metrics: [{ type: "Object", object: { describedObject: { apiVersion: "apps/v1", kind: "Deployment", name: "some-deployment" }, metric: { name: "qps" }, target } }],
   });
+  const external = (target: { type: string; value?: string; averageValue?: string }) => ({ metrics: [{ type: "External", external: { metric: { name: "qps", selector: {} }, target } }] });
   const shapes = (n: number, f: (i: number) => PodShape) => Array.from({ length: n }, (_, i) => f(i));
   /** statusOkWithOverrides. */
   const ok = (overrides: Record<string, string> = {}) => ({ AbleToScale: "True SucceededRescale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange", ...overrides });
@@ -441,6 +443,17 @@ describe("upstream horizontal_test.go controller tables", () => {
       replicas: 0,
       conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" },
     },
+    // TestScaleUpCMExternal: 3 pods (upstream lists statusReplicas of them).
+    { name: "TestScaleUpCMExternal: scale up external metric with value target", s: { replicas: 3, levels: [8600], pods: shapes(3, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "Value", value: "6666m" }) } }, replicas: 4 },
+    { name: "TestScaleUpCMExternal: scale up external metric with per-pod average value target", s: { replicas: 3, levels: [8600], pods: shapes(3, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "AverageValue", averageValue: "2222m" }) } }, replicas: 4 },
+    // TestScaleDownStabilizeInitialSize: no recommendations yet — the current size is the first, and holds.
+    { name: "TestScaleDownStabilizeInitialSize", s: { replicas: 5, levels: [100, 300, 500, 250, 250], spec: { ...range(2, 6), ...cpu(50) } }, replicas: 5, conditions: ok({ AbleToScale: "True ScaleDownStabilized" }) },
+    // TestScaleDownCM
+    { name: "TestScaleDownCM: scale down pods metric", s: { replicas: 5, levels: [12000, 12000, 12000, 12000, 12000], custom: true, spec: { ...range(2, 6), metrics: [{ type: "Pods", pods: { metric: { name: "qps" }, target: { type: "AverageValue", averageValue: "20" } } }] } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCM: scale down object metric with value target", s: { replicas: 5, levels: [12000], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "Value", value: "20" }) } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCM: scale down to zero object metric with feature gate disabled", s: { replicas: 5, levels: [0], pods: shapes(5, () => ({})), custom: true, spec: { ...range(0, 6), ...object({ type: "Value", value: "20" }) } }, emptyLog: true, replicas: 0, conditions: ok() },
+    { name: "TestScaleDownCM: scale down per-pod object metric with average value target", s: { replicas: 5, levels: [60000], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "AverageValue", averageValue: "20" }) } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCM: scale down external metric with value target", s: { replicas: 5, levels: [8600], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "Value", value: "14400m" }) } }, emptyLog: true, replicas: 3 },
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
