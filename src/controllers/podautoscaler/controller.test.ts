@@ -33,6 +33,8 @@ interface PodShape {
   hot?: boolean;
   phase?: string;
   deleting?: boolean;
+  /** The container's CPU request (reportedCPURequests); 1 CPU when unset. */
+  cpu?: string;
 }
 
 interface Setup {
@@ -66,7 +68,7 @@ function setup(s: Setup) {
       apiVersion: "v1",
       kind: "Pod",
       metadata: { name: `web-${i}`, namespace: "default", labels: { app: "web" }, ...(shape.deleting ? { deletionTimestamp: formatTime(now) } : {}) },
-      spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu: "1" } } }] },
+      spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu: shape.cpu ?? "1" } } }] },
       status: { phase: shape.phase ?? "Running", startTime: start, conditions: [{ type: "Ready", status: shape.ready === false ? "False" : "True", lastTransitionTime: start }] },
     };
   });
@@ -379,7 +381,10 @@ describe("HorizontalController sync", () => {
  * Upstream horizontal_test.go's controller tables (omerap12/kubernetes@060da168): TestScaleUpCPU,
  * TestScaleDownCPU, TestScaleUpUnreadyOrHotCpuNoScale, TestScaleUpCM, TestScaleUpCMObject (the
  * HPAScaleToZero-off cases), TestScaleUpCMExternal, TestScaleDownStabilizeInitialSize, TestScaleDownCM
- * (the gate-off cases) and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * (the gate-off cases), TestScaleUpFromZeroWithoutCondition, TestScaleUpFromZeroWhenMinReplicasIncreased,
+ * TestScaledToZeroConditionHandledOnNormalRescale (gate off), TestManualScaleToZeroDisablesHPA,
+ * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases
+ * (superfluous metrics) and TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -393,6 +398,7 @@ describe("upstream horizontal_test.go controller tables", () => {
   });
   const external = (target: { type: string; value?: string; averageValue?: string }) => ({ metrics: [{ type: "External", external: { metric: { name: "qps", selector: {} }, target } }] });
   const shapes = (n: number, f: (i: number) => PodShape) => Array.from({ length: n }, (_, i) => f(i));
+  const requests09_10_11: PodShape[] = [{ cpu: "900m" }, { cpu: "1" }, { cpu: "1100m" }];
   /** statusOkWithOverrides. */
   const ok = (overrides: Record<string, string> = {}) => ({ AbleToScale: "True SucceededRescale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange", ...overrides });
   const range = (min: number, max: number) => ({ minReplicas: min, maxReplicas: max });
@@ -454,6 +460,44 @@ describe("upstream horizontal_test.go controller tables", () => {
     { name: "TestScaleDownCM: scale down to zero object metric with feature gate disabled", s: { replicas: 5, levels: [0], pods: shapes(5, () => ({})), custom: true, spec: { ...range(0, 6), ...object({ type: "Value", value: "20" }) } }, emptyLog: true, replicas: 0, conditions: ok() },
     { name: "TestScaleDownCM: scale down per-pod object metric with average value target", s: { replicas: 5, levels: [60000], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "AverageValue", averageValue: "20" }) } }, emptyLog: true, replicas: 3 },
     { name: "TestScaleDownCM: scale down external metric with value target", s: { replicas: 5, levels: [8600], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "Value", value: "14400m" }) } }, emptyLog: true, replicas: 3 },
+    { name: "TestScaleDownCM: scale down to zero external metric with feature gate disabled", s: { replicas: 5, levels: [0], pods: shapes(5, () => ({})), custom: true, spec: { ...range(0, 6), ...external({ type: "Value", value: "14400m" }) } }, emptyLog: true, replicas: 0, conditions: ok() },
+    { name: "TestScaleDownCM: scale down per-pod external metric with average value target", s: { replicas: 5, levels: [8600], pods: shapes(5, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "AverageValue", averageValue: "3000m" }) } }, emptyLog: true, replicas: 3 },
+    // HPAScaleToZero is off in 1.36: upstream's gate-off runs.
+    { name: "TestScaleUpFromZeroWithoutCondition (HPAScaleToZero=false)", s: { replicas: 0, levels: [20000], pods: [], custom: true, spec: { ...range(0, 6), ...object({ type: "Value", value: "15" }) } }, replicas: 0, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" } },
+    {
+      name: "TestScaleUpFromZeroWhenMinReplicasIncreased (HPAScaleToZero=false)",
+      s: { replicas: 0, levels: [10000], pods: [], custom: true, spec: { ...range(2, 6), ...object({ type: "Value", value: "15" }) }, status: { currentReplicas: 0, desiredReplicas: 0, conditions: [{ type: "ScaledToZero", status: "True", reason: "ScaledToZero" }] } },
+      replicas: 0,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" },
+    },
+    {
+      name: "TestScaledToZeroConditionHandledOnNormalRescale (HPAScaleToZero=false): the stale ScaledToZero is removed",
+      s: { replicas: 3, levels: [300, 500, 700], spec: { ...range(1, 6), ...cpu(30) }, status: { currentReplicas: 3, desiredReplicas: 3, conditions: [{ type: "ScaledToZero", status: "True", reason: "ScaledToZero" }] } },
+      replicas: 5,
+      conditions: ok(),
+    },
+    { name: "TestManualScaleToZeroDisablesHPA", s: { replicas: 0, levels: [], spec: { ...range(1, 6), ...cpu(50) } }, replicas: 0, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" } },
+    // TestTolerance: within the default 10 %, nothing changes.
+    { name: "TestTolerance: CPU resource metric within tolerance", s: { replicas: 3, levels: [1010, 1030, 1020], pods: requests09_10_11, spec: { ...range(1, 5), ...cpu(100) } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestTolerance: pods metric within tolerance", s: { replicas: 3, levels: [20000, 20001, 21000], pods: requests09_10_11, custom: true, spec: { ...range(1, 5), metrics: [{ type: "Pods", pods: { metric: { name: "qps" }, target: { type: "AverageValue", averageValue: "20" } } }] } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestTolerance: object metric with value target within tolerance", s: { replicas: 3, levels: [20050], pods: requests09_10_11, custom: true, spec: { ...range(1, 5), ...object({ type: "Value", value: "20" }) } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestTolerance: external metric with value target within tolerance", s: { replicas: 4, levels: [8600], pods: shapes(4, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "Value", value: "8666m" }) } }, replicas: 4, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestTolerance: per-pod object metric with average value target within tolerance", s: { replicas: 4, levels: [8600], pods: shapes(4, () => ({})), custom: true, spec: { ...range(2, 6), ...object({ type: "AverageValue", averageValue: "2200m" }) } }, replicas: 4, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestTolerance: per-pod external metric with average value target within tolerance", s: { replicas: 4, levels: [8600], pods: shapes(4, () => ({})), custom: true, spec: { ...range(2, 6), ...external({ type: "AverageValue", averageValue: "2200m" }) } }, replicas: 4, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    // TestConfigurableTolerance (HPAConfigurableTolerance on, as in 1.36).
+    { name: "TestConfigurableTolerance: Scaling up because of a 1% configurable tolerance", s: { replicas: 3, levels: [1010, 1030, 1020], pods: requests09_10_11, spec: { ...range(1, 5), ...cpu(100), behavior: { scaleUp: { tolerance: "0.01" } } } }, replicas: 4, conditions: ok() },
+    { name: "TestConfigurableTolerance: No scale-down because of a 90% configurable tolerance", s: { replicas: 3, levels: [300, 300, 300], spec: { ...range(1, 5), ...cpu(100), behavior: { scaleDown: { tolerance: "0.9" } } } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    { name: "TestConfigurableTolerance: No scaling because of the large default tolerance", s: { replicas: 3, levels: [1010, 1030, 1020], pods: requests09_10_11, spec: { ...range(1, 5), ...cpu(100) } }, replicas: 3, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    // TestReplicaLimits
+    { name: "TestReplicaLimits: scale down clamped to min replicas", s: { replicas: 3, levels: [10, 95, 10], pods: requests09_10_11, spec: { ...range(2, 5), ...cpu(90) } }, emptyLog: true, replicas: 2, conditions: ok({ ScalingLimited: "True TooFewReplicas" }) },
+    { name: "TestReplicaLimits: scale down to zero when min replicas is zero", s: { replicas: 3, levels: [0, 0, 0], pods: requests09_10_11, spec: { ...range(0, 5), ...cpu(90) } }, emptyLog: true, replicas: 0, conditions: ok() },
+    { name: "TestReplicaLimits: scale down clamped to min when desired is zero", s: { replicas: 3, levels: [0, 0, 0], pods: requests09_10_11, spec: { ...range(2, 5), ...cpu(90) } }, emptyLog: true, replicas: 2, conditions: ok({ ScalingLimited: "True TooFewReplicas" }) },
+    { name: "TestReplicaLimits: no scaling when spec replicas is zero", s: { replicas: 0, levels: [], spec: { ...range(3, 5), ...cpu(90) } }, replicas: 0, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" } },
+    { name: "TestReplicaLimits: scale up to min when below min replicas", s: { replicas: 2, levels: [], spec: { ...range(3, 5), ...cpu(90) } }, replicas: 3, conditions: { AbleToScale: "True SucceededRescale" } },
+    { name: "TestReplicaLimits: scale down to max when above max replicas", s: { replicas: 10, levels: [], spec: { ...range(3, 5), ...cpu(90) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
+    { name: "TestReplicaLimits: scale up clamped to max replicas", s: { replicas: 3, levels: [8000, 9500, 1000], pods: requests09_10_11, spec: { ...range(2, 5), ...cpu(90) } }, replicas: 5, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
+    // TestMetricsEdgeCases: metrics of pods the selector does not list are ignored.
+    { name: "TestMetricsEdgeCases: superfluous metrics reported", s: { replicas: 4, levels: [4000, 9500, 3000, 7000, 3200, 2000], pods: shapes(4, () => ({})), spec: { ...range(2, 6), ...cpu(100) } }, replicas: 6, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
