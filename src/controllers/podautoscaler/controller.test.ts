@@ -45,6 +45,8 @@ interface Setup {
   pods?: PodShape[];
   /** Serve the levels from the custom (pods and object) and external metrics APIs too. */
   custom?: boolean;
+  /** The target's status.replicas, when it differs from spec.replicas. */
+  statusReplicas?: number;
   spec?: Partial<HorizontalPodAutoscalerSpec>;
   status?: HorizontalPodAutoscaler["status"];
   missingDeployment?: boolean;
@@ -83,7 +85,7 @@ function setup(s: Setup) {
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
       spec: { replicas: s.replicas, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
-      status: { replicas: s.replicas },
+      status: { replicas: s.statusReplicas ?? s.replicas },
     } as Deployment);
   }
   const hpa: HorizontalPodAutoscaler = {
@@ -383,8 +385,8 @@ describe("HorizontalController sync", () => {
  * HPAScaleToZero-off cases), TestScaleUpCMExternal, TestScaleDownStabilizeInitialSize, TestScaleDownCM
  * (the gate-off cases), TestScaleUpFromZeroWithoutCondition, TestScaleUpFromZeroWhenMinReplicasIncreased,
  * TestScaledToZeroConditionHandledOnNormalRescale (gate off), TestManualScaleToZeroDisablesHPA,
- * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases
- * (superfluous metrics) and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases,
+ * TestEventCreated, TestEventNotCreated, TestCPUScalingEdgeCases, TestUpscaleCap and TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -411,6 +413,9 @@ describe("upstream horizontal_test.go controller tables", () => {
     replicas: number;
     conditions?: Record<string, string>;
     utilization?: number;
+    /** The sync fails (the metrics could not be computed). */
+    error?: boolean;
+    events?: string[];
   }
 
   it.each<Case>([
@@ -498,15 +503,29 @@ describe("upstream horizontal_test.go controller tables", () => {
     { name: "TestReplicaLimits: scale up clamped to max replicas", s: { replicas: 3, levels: [8000, 9500, 1000], pods: requests09_10_11, spec: { ...range(2, 5), ...cpu(90) } }, replicas: 5, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
     // TestMetricsEdgeCases: metrics of pods the selector does not list are ignored.
     { name: "TestMetricsEdgeCases: superfluous metrics reported", s: { replicas: 4, levels: [4000, 9500, 3000, 7000, 3200, 2000], pods: shapes(4, () => ({})), spec: { ...range(2, 6), ...cpu(100) } }, replicas: 6, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
+    { name: "TestMetricsEdgeCases: missing metrics from some pods", s: { replicas: 4, levels: [400, 95], pods: shapes(4, () => ({})), spec: { ...range(2, 6), ...cpu(100) } }, emptyLog: true, replicas: 3 },
+    { name: "TestMetricsEdgeCases: empty metrics from all pods", s: { replicas: 4, levels: [], pods: shapes(4, () => ({})), spec: { ...range(2, 6), ...cpu(100) } }, error: true, replicas: 4, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetResourceMetric" } },
+    { name: "TestMetricsEdgeCases: empty CPU requests (no pods listed)", s: { replicas: 1, levels: [200], pods: [], spec: { ...range(1, 5), ...cpu(100) } }, error: true, replicas: 1, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetResourceMetric" } },
+    // TestEventCreated / TestEventNotCreated
+    { name: "TestEventCreated", s: { replicas: 1, levels: [200], pods: [{ cpu: "200m" }], spec: { ...range(1, 5), ...cpu(50) } }, replicas: 2, events: ["Normal SuccessfulRescale New size: 2; reason: cpu resource utilization (percentage of request) above target"] },
+    { name: "TestEventNotCreated", s: { replicas: 2, levels: [200, 200], pods: [{ cpu: "400m" }, { cpu: "400m" }], spec: { ...range(1, 5), ...cpu(50) } }, replicas: 2, events: [], conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    // TestCPUScalingEdgeCases
+    { name: "TestCPUScalingEdgeCases: missing reports from some pods", s: { replicas: 4, levels: [200], pods: [{ cpu: "200m" }], spec: { ...range(1, 5), ...cpu(50) } }, emptyLog: true, replicas: 2 },
+    { name: "TestCPUScalingEdgeCases: more replicas than spec no scale", s: { replicas: 4, statusReplicas: 5, levels: [500, 500, 500, 500, 500], spec: { ...range(1, 8), ...cpu(50) } }, replicas: 4, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    // TestUpscaleCap: Percent 700 per 60 s allows ceil(3 × 8) = 24.
+    { name: "TestUpscaleCap: capped by scale up rules", s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 100), ...cpu(10), behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Percent", value: 700, periodSeconds: 60 }] } } } }, replicas: 24, conditions: ok({ ScalingLimited: "True ScaleUpLimit" }) },
+    { name: "TestUpscaleCap: capped by max replicas when scale up limit exceeds max", s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 20), ...cpu(10), behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Percent", value: 700, periodSeconds: 60 }] } } } }, replicas: 20, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
   ])("$name", async (c) => {
     const t = setup(c.s);
     if (c.emptyLog) t.hpaCtl.memory.recommendations.set("default/web", []);
-    await t.sync();
+    if (c.error) await expect(t.sync()).rejects.toThrow();
+    else await t.sync();
     expect(t.read().replicas).toBe(c.replicas);
-    expect(t.read().status?.desiredReplicas).toBe(c.replicas);
+    if (!c.error) expect(t.read().status?.desiredReplicas).toBe(c.replicas);
+    if (c.events) expect(t.f.recorder.events).toEqual(c.events);
     if (c.conditions) expect(t.conditions()).toEqual(c.conditions);
     if (c.utilization !== undefined) expect(t.read().status?.currentMetrics?.[0]?.resource?.current.averageUtilization).toBe(c.utilization);
     expect(t.f.recorder.events.filter((e) => e.startsWith("Normal SuccessfulRescale"))).toHaveLength(c.replicas === c.s.replicas ? 0 : 1);
