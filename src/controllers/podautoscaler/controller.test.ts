@@ -47,6 +47,10 @@ interface Setup {
   custom?: boolean;
   /** The target's status.replicas, when it differs from spec.replicas. */
   statusReplicas?: number;
+  /** Every metrics API fails with "something went wrong". */
+  failMetrics?: boolean;
+  /** The target without a selector (its scale reports none). */
+  noSelector?: boolean;
   spec?: Partial<HorizontalPodAutoscalerSpec>;
   status?: HorizontalPodAutoscaler["status"];
   missingDeployment?: boolean;
@@ -56,7 +60,9 @@ function setup(s: Setup) {
   const f = new ControllerFixture();
   const now = f.clock.now();
   const metrics: { info: PodMetricsInfo } = { info: new Map() };
-  const client: MetricsClient = {
+  const wrong = () => Promise.reject(new Error("something went wrong"));
+  const failing: MetricsClient = { getResourceMetric: wrong, getRawMetric: wrong, getObjectMetric: wrong, getExternalMetric: wrong };
+  const client: MetricsClient = s.failMetrics ? failing : {
     getResourceMetric: () => (metrics.info.size === 0 ? Promise.reject(new Error("no metrics returned from resource metrics API")) : Promise.resolve({ metrics: metrics.info, timestampMs: f.clock.now() })),
     getRawMetric: () => (s.custom ? Promise.resolve({ metrics: metrics.info, timestampMs: f.clock.now() }) : Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"))),
     getObjectMetric: () => (s.custom ? Promise.resolve({ value: s.levels[0], timestampMs: f.clock.now() }) : Promise.reject(new Error("unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"))),
@@ -84,7 +90,7 @@ function setup(s: Setup) {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "web", namespace: "default" },
-      spec: { replicas: s.replicas, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
+      spec: { replicas: s.replicas, ...(s.noSelector ? {} : { selector: { matchLabels: { app: "web" } } }), template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
       status: { replicas: s.statusReplicas ?? s.replicas },
     } as Deployment);
   }
@@ -386,7 +392,9 @@ describe("HorizontalController sync", () => {
  * (the gate-off cases), TestScaleUpFromZeroWithoutCondition, TestScaleUpFromZeroWhenMinReplicasIncreased,
  * TestScaledToZeroConditionHandledOnNormalRescale (gate off), TestManualScaleToZeroDisablesHPA,
  * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases,
- * TestEventCreated, TestEventNotCreated, TestCPUScalingEdgeCases, TestUpscaleCap and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * TestEventCreated, TestEventNotCreated, TestCPUScalingEdgeCases, TestUpscaleCap,
+ * TestConditionInvalidSelectorMissing, TestConditionFailedGetMetrics, TestInvalidMetricSourceType and
+ * TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -515,6 +523,31 @@ describe("upstream horizontal_test.go controller tables", () => {
     // TestUpscaleCap: Percent 700 per 60 s allows ceil(3 × 8) = 24.
     { name: "TestUpscaleCap: capped by scale up rules", s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 100), ...cpu(10), behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Percent", value: 700, periodSeconds: 60 }] } } } }, replicas: 24, conditions: ok({ ScalingLimited: "True ScaleUpLimit" }) },
     { name: "TestUpscaleCap: capped by max replicas when scale up limit exceeds max", s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 20), ...cpu(10), behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Percent", value: 700, periodSeconds: 60 }] } } } }, replicas: 20, conditions: ok({ ScalingLimited: "True TooManyReplicas" }) },
+    // TestConditionInvalidSelectorMissing: the scale reports no selector.
+    { name: "TestConditionInvalidSelectorMissing", s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), noSelector: true, spec: { ...range(1, 100), ...cpu(10) } }, error: true, replicas: 3, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False InvalidSelector" } },
+    // TestConditionFailedGetMetrics: each metrics API failing.
+    ...([
+      ["FailedGetResourceMetric", cpu(10)],
+      ["FailedGetPodsMetric", qps],
+      ["FailedGetObjectMetric", object({ type: "Value", value: "15" })],
+      ["FailedGetExternalMetric", external({ type: "Value", value: "300m" })],
+    ] as const).map(([reason, spec]): Case => ({
+      name: `TestConditionFailedGetMetrics: ${reason}`,
+      s: { replicas: 3, levels: [100, 200, 300], pods: shapes(3, () => ({ cpu: "100m" })), failMetrics: true, spec: { ...range(1, 100), ...spec } },
+      error: true,
+      replicas: 3,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: `False ${reason}` },
+    })),
+    // TestInvalidMetricSourceType
+    { name: "TestInvalidMetricSourceType: only invalid metric source type", s: { replicas: 3, levels: [20000], pods: shapes(3, () => ({})), spec: { ...range(2, 6), metrics: [{ type: "CheddarCheese" }] } }, error: true, replicas: 3, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False InvalidMetricSourceType" } },
+    {
+      name: "TestInvalidMetricSourceType: no scale down when one metric has invalid source type",
+      s: { replicas: 5, levels: [100, 300, 500, 250, 250], spec: { ...range(2, 6), metrics: [...(cpu(50).metrics ?? []), { type: "CheddarCheese" }] } },
+      emptyLog: true,
+      error: true,
+      replicas: 5,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False InvalidMetricSourceType" },
+    },
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
