@@ -393,8 +393,8 @@ describe("HorizontalController sync", () => {
  * TestScaledToZeroConditionHandledOnNormalRescale (gate off), TestManualScaleToZeroDisablesHPA,
  * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases,
  * TestEventCreated, TestEventNotCreated, TestCPUScalingEdgeCases, TestUpscaleCap,
- * TestConditionInvalidSelectorMissing, TestConditionFailedGetMetrics, TestInvalidMetricSourceType and
- * TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * TestConditionInvalidSelectorMissing, TestConditionFailedGetMetrics, TestInvalidMetricSourceType,
+ * TestScaleTimingBehavior, TestComputedToleranceAlgImplementation and TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -423,7 +423,32 @@ describe("upstream horizontal_test.go controller tables", () => {
     utilization?: number;
     /** The sync fails (the metrics could not be computed). */
     error?: boolean;
+    /** Earlier recommendations: [replicas, minutes ago]. */
+    recommendations?: Array<[number, number]>;
     events?: string[];
+  }
+
+  /**
+   * TestComputedToleranceAlgImplementation's two cases, derived as upstream derives them: requests
+   * averaging 300m (jittered by ±100, ±10, ±2, ±1), 150m used each, the target 1 / (2 × (1 − 0.1))
+   * plus 1 % (scales to ceil(ratio × 10)) or plus 0.4 % (within tolerance).
+   */
+  function computedTolerance(): Case[] {
+    const startPods = 10;
+    const used = startPods * 150;
+    const requested = 2 * used;
+    const requestedToUsed = Math.trunc(requested / used);
+    const perPod = requested / startPods;
+    const jitter = [100, -100, 10, -10, 2, -2, 1, -1, 0, 0];
+    const pods = jitter.map((j) => ({ cpu: `${perPod + j}m` }));
+    const levels = jitter.map(() => used / 10);
+    const target1 = Math.abs(1 / (requestedToUsed * (1 - 0.1))) + 0.01;
+    const finalPods = Math.ceil((used / (requested * target1)) * startPods);
+    const target2 = Math.abs(1 / (requestedToUsed * (1 - 0.1))) + 0.004;
+    return [
+      { name: "TestComputedToleranceAlgImplementation: just past the tolerance", s: { replicas: startPods, levels, pods, spec: { ...range(0, 1000), ...cpu(Math.trunc(target1 * 100)) } }, emptyLog: true, replicas: finalPods },
+      { name: "TestComputedToleranceAlgImplementation: just within the tolerance", s: { replicas: startPods, levels, pods, spec: { ...range(0, 1000), ...cpu(Math.trunc(target2 * 100)) } }, emptyLog: true, replicas: startPods, conditions: ok({ AbleToScale: "True ReadyForNewScale" }) },
+    ];
   }
 
   it.each<Case>([
@@ -548,12 +573,24 @@ describe("upstream horizontal_test.go controller tables", () => {
       replicas: 5,
       conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False InvalidMetricSourceType" },
     },
+    // TestScaleTimingBehavior: a recent lastScaleTime does not hold a scale-up; the 5 min window holds a scale-down.
+    { name: "TestScaleTimingBehavior: no backoff upscale custom metric only", s: { replicas: 3, levels: [20000, 10000, 30000], custom: true, spec: { ...range(1, 5), ...qps }, status: { currentReplicas: 3, desiredReplicas: 3, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 4, conditions: ok() },
+    {
+      name: "TestScaleTimingBehavior: no backoff upscale custom metric and CPU",
+      s: { replicas: 3, levels: [20000, 10000, 30000], custom: true, spec: { ...range(1, 5), metrics: [...(cpu(10).metrics ?? []), ...qps.metrics] }, status: { currentReplicas: 3, desiredReplicas: 3, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } },
+      replicas: 5,
+      conditions: ok({ ScalingLimited: "True TooManyReplicas" }),
+    },
+    { name: "TestScaleTimingBehavior: stabilize downscale", s: { replicas: 4, levels: [50, 50, 50], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 5), ...cpu(100) } }, recommendations: [[10, 10], [4, 1]], replicas: 4, conditions: ok({ AbleToScale: "True ScaleDownStabilized" }) },
+    // TestComputedToleranceAlgImplementation: 10 pods using 150m of ~300m each; a target just past the 10 % tolerance scales down, one just inside does not.
+    ...computedTolerance(),
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
   ])("$name", async (c) => {
     const t = setup(c.s);
     if (c.emptyLog) t.hpaCtl.memory.recommendations.set("default/web", []);
+    if (c.recommendations) t.hpaCtl.memory.recommendations.set("default/web", c.recommendations.map(([recommendation, min]) => ({ recommendation, timestampMs: t.f.clock.now() - min * 60_000 })));
     if (c.error) await expect(t.sync()).rejects.toThrow();
     else await t.sync();
     expect(t.read().replicas).toBe(c.replicas);
