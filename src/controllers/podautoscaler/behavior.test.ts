@@ -252,3 +252,47 @@ describe("TestNormalizeDesiredReplicasWithBehavior (stabilizeRecommendationWithB
     expect(got.reason).toBe(reason);
   });
 });
+
+/**
+ * Upstream pkg/apis/autoscaling/v2/defaults_test.go (kubernetes/kubernetes@0a74a85e):
+ * TestGenerateScaleDownRules and TestGenerateScaleUpRules, against scaleDownRules / scaleUpRules.
+ * Where upstream leaves the scale-down window nil (the controller's
+ * --horizontal-pod-autoscaler-downscale-stabilization applies), ours fills in that window — here 123 s.
+ */
+describe("TestGenerateScaleDownRules / TestGenerateScaleUpRules", () => {
+  type Row = [string, [number, number], [number, number], number | undefined, string | undefined, Array<[string, number, number]>, number, string];
+  // [annotation, [pods, podsPeriod], [percent, percentPeriod], stabilization, selectPolicy, expected policies, expected stabilization, expected selectPolicy]
+  const input = ([pods, podsPeriod]: [number, number], [percent, percentPeriod]: [number, number], stabilization: number | undefined, selectPolicy: string | undefined): HPAScalingRules => {
+    const policies: NonNullable<HPAScalingRules["policies"]> = [];
+    if (pods !== 0 || podsPeriod !== 0) policies.push({ type: "Pods", value: pods, periodSeconds: podsPeriod });
+    if (percent !== 0 || percentPeriod !== 0) policies.push({ type: "Percent", value: percent, periodSeconds: percentPeriod });
+    return { ...(stabilization === undefined ? {} : { stabilizationWindowSeconds: stabilization }), ...(selectPolicy === undefined ? {} : { selectPolicy }), ...(policies.length ? { policies } : {}) };
+  };
+  const policies = (ps: Array<[string, number, number]>) => ps.map(([type, value, periodSeconds]) => ({ type, value, periodSeconds }));
+
+  it.each<Row>([
+    ["Default values", [0, 0], [0, 0], undefined, undefined, [["Percent", 100, 15]], 123, "Max"],
+    ["All parameters are specified", [1, 2], [3, 4], 25, "Max", [["Pods", 1, 2], ["Percent", 3, 4]], 25, "Max"],
+    ["Percent policy is specified", [0, 0], [1, 2], undefined, "Min", [["Percent", 1, 2]], 123, "Min"],
+    ["Pods policy is specified", [3, 4], [0, 0], undefined, undefined, [["Pods", 3, 4]], 123, "Max"],
+  ])("scale down: %s", (_n, pods, percent, stabilization, selectPolicy, wantPolicies, wantStabilization, wantSelect) => {
+    const got = scaleDownRules(input(pods, percent, stabilization, selectPolicy), 123_000);
+    expect(got.policies).toEqual(policies(wantPolicies));
+    expect(got.stabilizationWindowSeconds).toBe(wantStabilization);
+    expect(got.selectPolicy).toBe(wantSelect);
+  });
+
+  it.each<Row>([
+    ["Default values", [0, 0], [0, 0], undefined, undefined, [["Pods", 4, 15], ["Percent", 100, 15]], 0, "Max"],
+    ["All parameters are specified", [1, 2], [3, 4], 25, "Max", [["Pods", 1, 2], ["Percent", 3, 4]], 25, "Max"],
+    ["Pod policy is specified", [1, 2], [0, 0], undefined, "Min", [["Pods", 1, 2]], 0, "Min"],
+    ["Percent policy is specified", [0, 0], [7, 10], undefined, undefined, [["Percent", 7, 10]], 0, "Max"],
+    ["Pod policy and stabilization window are specified", [4, 2], [0, 0], 25, undefined, [["Pods", 4, 2]], 25, "Max"],
+    ["Percent policy and stabilization window are specified", [0, 0], [7, 60], 25, undefined, [["Percent", 7, 60]], 25, "Max"],
+  ])("scale up: %s", (_n, pods, percent, stabilization, selectPolicy, wantPolicies, wantStabilization, wantSelect) => {
+    const got = scaleUpRules(input(pods, percent, stabilization, selectPolicy));
+    expect(got.policies).toEqual(policies(wantPolicies));
+    expect(got.stabilizationWindowSeconds).toBe(wantStabilization);
+    expect(got.selectPolicy).toBe(wantSelect);
+  });
+});
