@@ -394,7 +394,9 @@ describe("HorizontalController sync", () => {
  * TestTolerance, TestConfigurableTolerance (gate on), TestReplicaLimits, TestMetricsEdgeCases,
  * TestEventCreated, TestEventNotCreated, TestCPUScalingEdgeCases, TestUpscaleCap,
  * TestConditionInvalidSelectorMissing, TestConditionFailedGetMetrics, TestInvalidMetricSourceType,
- * TestScaleTimingBehavior, TestComputedToleranceAlgImplementation and TestScaleRCImmediately, with upstream's inputs, expected replicas
+ * TestScaleTimingBehavior, TestComputedToleranceAlgImplementation, TestScaleUpOneMetricInvalid,
+ * TestScaleUpFromZeroOneMetricInvalid (gate off), TestScaleUpOneMetricEmpty, TestNoScaleDownOneMetricEmpty
+ * and TestScaleRCImmediately, with upstream's inputs, expected replicas
  * and conditions. Upstream lists statusReplicas pods unless it gives their CPU requests; every pod
  * requests 1 CPU, as upstream's do; the target is our Deployment (upstream's
  * ReplicationController / ReplicaSet variants scale the same way). Custom-metric cases use the fake
@@ -584,6 +586,18 @@ describe("upstream horizontal_test.go controller tables", () => {
     { name: "TestScaleTimingBehavior: stabilize downscale", s: { replicas: 4, levels: [50, 50, 50], pods: shapes(3, () => ({ cpu: "100m" })), spec: { ...range(1, 5), ...cpu(100) } }, recommendations: [[10, 10], [4, 1]], replicas: 4, conditions: ok({ AbleToScale: "True ScaleDownStabilized" }) },
     // TestComputedToleranceAlgImplementation: 10 pods using 150m of ~300m each; a target just past the 10 % tolerance scales down, one just inside does not.
     ...computedTolerance(),
+    // One metric failing or invalid: a scale-up still happens (the sync reports the error), a scale-down does not.
+    { name: "TestScaleUpOneMetricInvalid", s: { replicas: 3, levels: [300, 400, 500], spec: { ...range(2, 6), metrics: [...(cpu(30).metrics ?? []), { type: "CheddarCheese" }] } }, error: true, replicas: 4 },
+    { name: "TestScaleUpFromZeroOneMetricInvalid (HPAScaleToZero=false)", s: { replicas: 0, levels: [300, 400, 500], spec: { ...range(0, 6), metrics: [...(cpu(30).metrics ?? []), { type: "CheddarCheese" }] } }, emptyLog: true, replicas: 0, conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False ScalingDisabled" } },
+    { name: "TestScaleUpOneMetricEmpty: the external metrics API fails", s: { replicas: 3, levels: [300, 400, 500], spec: { ...range(2, 6), metrics: [...(cpu(30).metrics ?? []), ...external({ type: "Value", value: "100m" }).metrics] } }, error: true, replicas: 4 },
+    {
+      name: "TestNoScaleDownOneMetricEmpty: the external metrics API fails",
+      s: { replicas: 5, levels: [100, 300, 500, 250, 250], spec: { ...range(2, 6), metrics: [...(cpu(50).metrics ?? []), ...external({ type: "Value", value: "1" }).metrics] } },
+      emptyLog: true,
+      error: true,
+      replicas: 5,
+      conditions: { AbleToScale: "True SucceededGetScale", ScalingActive: "False FailedGetExternalMetric" },
+    },
     // TestScaleRCImmediately: out of [min, max] scales at once, whatever the last scale time.
     { name: "TestScaleRCImmediately: scale up to min when below min replicas", s: { replicas: 1, levels: [0, 0, 0, 0], spec: range(2, 6), status: { currentReplicas: 1, desiredReplicas: 1, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 2, conditions: { AbleToScale: "True SucceededRescale" } },
     { name: "TestScaleRCImmediately: scale down to max when above max replicas", s: { replicas: 6, levels: [8000, 9500, 1000], spec: { ...range(2, 5), ...cpu(50) }, status: { currentReplicas: 6, desiredReplicas: 6, lastScaleTime: formatTime(Date.UTC(2026, 0, 1)) } }, replicas: 5, conditions: { AbleToScale: "True SucceededRescale" } },
