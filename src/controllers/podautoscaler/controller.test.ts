@@ -615,3 +615,44 @@ describe("upstream horizontal_test.go controller tables", () => {
     expect(t.f.recorder.events.filter((e) => e.startsWith("Normal SuccessfulRescale"))).toHaveLength(c.replicas === c.s.replicas ? 0 : 1);
   });
 });
+
+describe("upstream horizontal_test.go single-case tests", () => {
+  // TestHPARescaleWithSuccessfulConflictRetry: 70 % against 50 % on 3 pods; the first scale update conflicts.
+  it("TestHPARescaleWithSuccessfulConflictRetry", async () => {
+    const t = setup({ replicas: 3, levels: [600, 700, 800], spec: { minReplicas: 2, maxReplicas: 6, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 50 } } }] } });
+    t.f.client.failNth("update", "deployments", 1, StatusError.conflict({ group: "apps", resource: "deployments" }, "web", "simulated conflict"));
+    await t.sync();
+    expect(t.read().replicas).toBe(5);
+    expect(t.read().status?.desiredReplicas).toBe(5);
+    expect(t.conditions()).toEqual({ AbleToScale: "True SucceededRescale", ScalingActive: "True ValidMetricFound", ScalingLimited: "False DesiredWithinRange" });
+  });
+
+  // TestAvoidUnnecessaryUpdates: the status already says what this sync computes (the ready pod's 40 %
+  // against 80 % recommends 1, held at minReplicas 2), so the HPA is not written.
+  it("TestAvoidUnnecessaryUpdates", async () => {
+    const hourAgo = formatTime(Date.UTC(2026, 0, 1));
+    const t = setup({
+      replicas: 2,
+      levels: [400, 500, 700],
+      pods: [{}, { hot: true }, { hot: true }],
+      spec: { minReplicas: 2, maxReplicas: 6, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }] },
+      status: {
+        currentReplicas: 2,
+        desiredReplicas: 2,
+        lastScaleTime: hourAgo,
+        currentMetrics: [{ type: "Resource", resource: { name: "cpu", current: { averageValue: "400m", averageUtilization: 40 } } }],
+        conditions: [
+          { type: "AbleToScale", status: "True", lastTransitionTime: hourAgo, reason: "ReadyForNewScale", message: "recommended size matches current size" },
+          { type: "ScalingActive", status: "True", lastTransitionTime: hourAgo, reason: "ValidMetricFound", message: "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)" },
+          { type: "ScalingLimited", status: "True", lastTransitionTime: hourAgo, reason: "TooFewReplicas", message: "the desired replica count is less than the minimum replica count" },
+        ],
+      },
+    });
+    // recommendations: []timestampedRecommendation{} — nothing holds the raw recommendation of 1.
+    t.hpaCtl.memory.recommendations.set("default/web", []);
+    t.f.client.clearActions();
+    await t.sync();
+    expect(t.read().replicas).toBe(2);
+    expect(t.f.client.actions().filter((a) => a.verb === "update")).toEqual([]);
+  });
+});
