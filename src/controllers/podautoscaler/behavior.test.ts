@@ -55,12 +55,14 @@ describe("scale-up limit with scaling rules", () => {
     expect(scaleUpLimitWithRules(1, [], [], r, now)).toBe(2);
   });
 
-  // Our own cases: the defaults, Disabled, and a policy's period counted on its own.
+  // Our own cases: the defaults, Disabled, rounding, the period's cutoff and a policy's period counted on its own.
   it.each<[string, number, TimestampedScaleEvent[], TimestampedScaleEvent[], HPAScalingRules, number]>([
     ["defaults (Pods 4, Percent 100 per 15 s), Max", 10, [], [], scaleUpRules(undefined), 20],
     ["defaults, Min", 10, [], [], { ...scaleUpRules(undefined), selectPolicy: "Min" }, 14],
     ["a small target: Pods 4 wins under Max", 1, [], [], scaleUpRules(undefined), 5],
     ["events older than the period do not count", 10, [ev(4, 20)], [], scaleUpRules(undefined), 20],
+    ["an event exactly one period old does not count (the cutoff is exclusive)", 10, [ev(4, 15)], [], scaleUpRules(undefined), 20],
+    ["Percent rounds up", 3, [], [], rules("Max", ["Percent", 50, 60]), 5],
     ["each policy its own period", 10, [ev(2, 30)], [], rules("Max", ["Pods", 1, 15], ["Pods", 2, 60]), 11],
     ["Disabled", 10, [], [], rules("Disabled", ["Pods", 4, 15]), 10],
   ])("ours: %s", (_n, current, up, down, r, want) => {
@@ -74,9 +76,10 @@ describe("scale-down limit with behaviors", () => {
     expect(scaleDownLimitWithRules(5, [], [], r, now)).toBe(3);
   });
 
-  // Our own cases: the default and Disabled.
+  // Our own cases: the default, rounding and Disabled.
   it.each<[string, number, HPAScalingRules, number]>([
     ["default (Percent 100 per 15 s)", 10, scaleDownRules(undefined, 300_000), 0],
+    ["Percent rounds down", 7, rules("Max", ["Percent", 50, 60]), 3],
     ["Disabled", 10, rules("Disabled", ["Pods", 2, 60]), 10],
   ])("ours: %s", (_n, current, r, want) => {
     expect(scaleDownLimitWithRules(current, [], [], r, now)).toBe(want);
@@ -96,6 +99,17 @@ describe("TestNormalizeDesiredReplicas (stabilizeRecommendation, no behavior, 5 
     m.recommendations.set("", recs.map(([recommendation, min]) => ({ recommendation, timestampMs: ago(min * 60) })));
     expect(m.stabilize("", prenormalized, now)).toBe(want);
     expect(m.recommendations.get("")).toHaveLength(logLength);
+  });
+
+  it("ours: the last recommendation outside the window is the one replaced", () => {
+    const m = new Recommendations(5 * 60_000);
+    m.recommendations.set("", [
+      { recommendation: 10, timestampMs: ago(600) },
+      { recommendation: 9, timestampMs: ago(540) },
+      { recommendation: 4, timestampMs: ago(60) },
+    ]);
+    expect(m.stabilize("", 3, now)).toBe(4);
+    expect(m.recommendations.get("")?.map((r) => r.recommendation)).toEqual([10, 3, 4]);
   });
 
   it("ours: a new key starts from the current count, once", () => {

@@ -386,7 +386,7 @@ describe("HorizontalController sync", () => {
 });
 
 /**
- * Upstream horizontal_test.go's controller tables (omerap12/kubernetes@060da168): TestScaleUpCPU,
+ * Upstream horizontal_test.go's controller tables (omerap12/kubernetes@060da168): TestScaleContainerResource, TestScaleUpCPU,
  * TestScaleDownCPU, TestScaleUpUnreadyOrHotCpuNoScale, TestScaleUpCM, TestScaleUpCMObject (the
  * HPAScaleToZero-off cases), TestScaleUpCMExternal, TestScaleDownStabilizeInitialSize, TestScaleDownCM
  * (the gate-off cases), TestScaleUpFromZeroWithoutCondition, TestScaleUpFromZeroWhenMinReplicasIncreased,
@@ -454,6 +454,9 @@ describe("upstream horizontal_test.go controller tables", () => {
   }
 
   it.each<Case>([
+    // TestScaleContainerResource (our pods' one container is "app", upstream's container1 / container2).
+    { name: "TestScaleContainerResource: scale up container resource", s: { replicas: 3, levels: [300, 500, 700], spec: { ...range(2, 6), metrics: [{ type: "ContainerResource", containerResource: { name: "cpu", container: "app", target: { type: "Utilization", averageUtilization: 30 } } }] } }, replicas: 5 },
+    { name: "TestScaleContainerResource: scale down container resource", s: { replicas: 5, levels: [100, 300, 500, 250, 250], spec: { ...range(2, 6), metrics: [{ type: "ContainerResource", containerResource: { name: "cpu", container: "app", target: { type: "Utilization", averageUtilization: 50 } } }] } }, emptyLog: true, replicas: 3 },
     // TestScaleUpCPU
     { name: "TestScaleUpCPU: scale up", s: { replicas: 3, levels: [300, 500, 700], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 5, conditions: ok() },
     { name: "TestScaleUpCPU: scale up with unready pods results in less scale", s: { replicas: 3, levels: [300, 500, 700], pods: [{ ready: false }, {}, {}], spec: { ...range(2, 6), ...cpu(30) } }, replicas: 4 },
