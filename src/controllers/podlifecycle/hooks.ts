@@ -28,6 +28,7 @@
  * sooner; the kubelet still waits for the hook before it reports the container stopped.
  */
 import type { Container, LifecycleHandler, Pod } from "../../apimachinery/api/core/v1.js";
+import { parseOutcomeAnnotation } from "./outcomeannotation.js";
 import { containerScript, interpretScript } from "./programs.js";
 
 export type HookType = "postStart" | "preStop";
@@ -116,13 +117,9 @@ function handlerOutcome(pod: Pod, container: Container, handler: LifecycleHandle
 
 /** The outcome an annotation value describes (`failing`: the handler's failure message); undefined when invalid. */
 export function parseHookAnnotation(value: string, failing: string): HookOutcome | undefined {
-  const v = value.trim();
-  if (v === "pass") return { ok: true, runMs: 0, message: "" };
-  if (v === "fail") return { ok: false, runMs: 0, message: failing };
-  const m = /^(fail|pass)-after=([0-9]+(?:\.[0-9]+)?)s?$/.exec(v);
-  if (!m) return undefined;
-  const runMs = Math.round(Number(m[2]) * 1000);
-  return m[1] === "pass" ? { ok: true, runMs, message: "" } : { ok: false, runMs, message: failing };
+  const a = parseOutcomeAnnotation(value);
+  if (!a) return undefined;
+  return a.outcome === "pass" ? { ok: true, runMs: a.afterMs, message: "" } : { ok: false, runMs: a.afterMs, message: failing };
 }
 
 /** The outcome of the container's `type` hook, or undefined when it has none. */

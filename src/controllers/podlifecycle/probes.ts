@@ -30,6 +30,7 @@
  * Every failed run records a Warning `Unhealthy` event ("Liveness probe failed: <output>").
  */
 import type { Container, Pod, Probe } from "../../apimachinery/api/core/v1.js";
+import { parseOutcomeAnnotation } from "./outcomeannotation.js";
 import { containerScript, interpretScript } from "./programs.js";
 
 export type ProbeType = "startup" | "liveness" | "readiness";
@@ -125,14 +126,11 @@ function handlerBehaviour(pod: Pod, probe: Probe, timeoutMs: number): ProbeBehav
 
 /** The behaviour an annotation value describes; undefined when invalid. */
 export function parseProbeAnnotation(value: string, failing: ProbeVerdict): ProbeBehaviour | undefined {
-  const v = value.trim();
-  if (v === "pass") return constant(PASS);
-  if (v === "fail") return constant(failing);
-  const m = /^(fail|pass)-after=([0-9]+(?:\.[0-9]+)?)s?$/.exec(v);
-  if (!m) return undefined;
-  const switchMs = Math.round(Number(m[2]) * 1000);
-  const [before, after] = m[1] === "fail" ? [PASS, failing] : [failing, PASS];
-  return { segments: [{ fromMs: 0, verdict: before }, { fromMs: switchMs, verdict: after }] };
+  const a = parseOutcomeAnnotation(value);
+  if (!a) return undefined;
+  if (!a.timed) return constant(a.outcome === "pass" ? PASS : failing);
+  const [before, after] = a.outcome === "fail" ? [PASS, failing] : [failing, PASS];
+  return { segments: [{ fromMs: 0, verdict: before }, { fromMs: a.afterMs, verdict: after }] };
 }
 
 function simProbe(pod: Pod, container: Container, type: ProbeType, probe: Probe, onInvalid?: (err: InvalidProbeAnnotationError) => void): SimProbe {
